@@ -1,0 +1,251 @@
+"""Wizard as a PettingZoo AEC environment: bids, trump choice and card play as action masks.
+
+Usage::
+
+    import wizard_env
+    env = wizard_env.env(num_players=4, render_mode="ansi")
+    env.reset(seed=7)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0])
+        env.step(action)
+
+Agents are ``player_0 .. player_{n-1}`` in seat order; the player to the left of seat i is seat i+1.
+
+Arguments
+---------
+``num_players`` 3..6; ``rounds`` ``"standard"`` (1 .. 60/n cards), ``"amigo"`` (tournament schedule),
+an int k (rounds 1..k) or an explicit list of hand sizes; ``bidding`` ``"open"``, ``"hidden"``
+(bids revealed together when bidding ends) or ``"secret"`` (others' bids revealed when the round ends);
+``bid_total_rule`` (plus/minus 1: the dealer may not make the bids add up to the tricks; open bidding
+only); ``foresight`` (in one-card rounds you see the others' cards, not your own); ``reward``
+``"score"`` or ``"relative"``; ``render_mode`` None, ``"ansi"`` or ``"human"``; ``render_view``
+``"all"`` (every hand) or ``"acting"`` (only what the acting player sees). An impossible configuration
+raises ValueError.
+
+Actions
+-------
+One ``Discrete(79)`` space for every player count and variant:
+
+====================  ==============================================================
+action                meaning
+====================  ==============================================================
+0 .. 20               bid that many tricks (``BID_OFFSET = 0``)
+21 .. 72              play a suited card: ``21 + suit * 13 + rank``, suits c d h s,
+                      ranks 2 3 4 5 6 7 8 9 T J Q K A (``CARD_OFFSET = 21``)
+73                    play a Wizard (the copies are interchangeable)
+74                    play a Jester
+75 .. 78              the dealer names trump after a turned Wizard: c, d, h, s
+                      (``TRUMP_OFFSET = 75``)
+====================  ==============================================================
+
+``observation["action_mask"]`` (int8, length 79) marks the legal actions of the acting agent and is
+all zeros for everyone else. An illegal, malformed or out-of-range action raises
+``IllegalActionError`` (a ValueError) naming the agent, the action and the legal actions, and leaves
+the game unchanged.
+
+Observation
+-----------
+``observation["observation"]`` is a float32 vector of length 1132 for every player count and variant.
+It is seat-relative (slot 0 = the observer, slot 1 = their left neighbour, ...), padded to six slots,
+and holds only what the player may know. Each field holds ``raw value * scale``;
+``wizard_env.decode(vector)`` returns the raw integers by field name:
+
+    =========  ===========  =====  =====  ====================================================================
+    index      field        shape  scale  meaning
+    =========  ===========  =====  =====  ====================================================================
+    0:4        num_players  4      1      one-hot number of players: 3, 4, 5, 6
+    4:8        phase        4      1      one-hot phase: trump choice, bid, play, game over
+    8:9        round        1      0.05   round number, from 1
+    9:10       num_rounds   1      0.05   rounds in this game
+    10:11      hand_size    1      0.05   cards dealt to each player this round
+    11:17      dealer       6      1      one-hot slot of the dealer
+    17:71      hand         54     1      own cards, count per card type (zeros in a foresight round)
+    71:125     trump_card   54     1      one-hot turned-up card (zeros when none)
+    125:130    trump        5      1      one-hot trump: c, d, h, s, no trump (zeros while the dealer chooses)
+    130:136    bid_known    6      1      1 where the slot's bid is made and visible under the bidding variant
+    136:142    bids         6      0.05   bid by slot (0 where not known)
+    142:148    tricks_won   6      0.05   tricks taken this round by slot
+    148:154    leader       6      1      one-hot slot that leads (led) the current trick
+    154:478    trick        6x54   1      card played to the current trick, one-hot by slot
+    478:802    played       6x54   1      cards played earlier this round and now, counts by slot
+    802:1126   foresight    6x54   1      foresight rounds: other players' cards by slot
+    1126:1132  scores       6      0.01   total score of the rounds completed, by slot
+    =========  ===========  =====  =====  ====================================================================
+
+Rewards
+-------
+At the end of every round each agent receives its round score in points (``reward="score"``:
+bid met, 20 + 10 per trick; missed, -10 per trick off), or its score minus the mean of the other
+players' scores (``reward="relative"``, zero-sum). Over a game the rewards add up to the final totals
+(or to the relative totals). Every other step gives 0. The game ends after the last round: all agents
+are terminated; none is ever truncated.
+
+Variants and deals
+------------------
+A round's deal depends only on the game seed and the round number, so the same seed deals the same
+cards whatever is played. ``reset(seed=s)`` plays game seed ``s``; a ``reset()`` without a seed draws
+the next game seed from a generator seeded by the last seed given. ``infos[agent]`` holds the game
+seed and, after a round, ``round_scores``.
+
+Version history
+---------------
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game import NUM_ACTIONS, WizardGame, check_seed
+from .observation import OBS_SIZE, SLICES, observe
+from .render import render_text
+from .rules import Rules
+
+REWARD_MODES = ("score", "relative")
+RENDER_VIEWS = ("all", "acting")
+_SEED_BOUND = 2**63
+
+
+def _observation_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """Box bounds: every field is non-negative except the scores, which are unbounded."""
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.full(OBS_SIZE, np.inf, dtype=np.float32)
+    low[SLICES["scores"]] = -np.inf
+    return low, high
+
+
+class raw_env(AECEnv):
+    """Wizard for 3-6 players as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"name": "wizard_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rounds: str | int | Sequence[int] = "standard",
+        bidding: str = "open",
+        bid_total_rule: bool = False,
+        foresight: bool = False,
+        reward: str = "score",
+        render_mode: str | None = None,
+        render_view: str = "all",
+    ):
+        super().__init__()
+        self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
+        if reward not in REWARD_MODES:
+            raise ValueError(f"unknown reward {reward!r}: expected one of {REWARD_MODES}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}: expected None or one of {self.metadata['render_modes']}")
+        if render_view not in RENDER_VIEWS:
+            raise ValueError(f"unknown render_view {render_view!r}: expected one of {RENDER_VIEWS}")
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.render_view = render_view
+        self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
+        low, high = _observation_bounds()
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(low, high, dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self._seed_rng: np.random.Generator | None = None
+        self.game: WizardGame | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent`` (the same for all)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent`` (the same for all)."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game: game seed ``seed``, or the next one drawn from the last seed given."""
+        if seed is not None:
+            game_seed = check_seed(seed)
+            self._seed_rng = np.random.default_rng(game_seed)
+        else:
+            if self._seed_rng is None:
+                self._seed_rng = np.random.default_rng()
+            game_seed = int(self._seed_rng.integers(_SEED_BOUND))
+        self.game = WizardGame(self.rules, game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0.0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {"seed": game_seed} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` knows now, and its legal actions if it is the one to act."""
+        seat = self.possible_agents.index(agent)
+        acting = agent == self.agent_selection and not self.game.is_over
+        mask = self.game.legal_mask() if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": observe(self.game, seat), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's action (IllegalActionError, state unchanged, if it is not legal)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        scores = self.game.step(action, actor=agent)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        if scores is not None:
+            for seat, a in enumerate(self.possible_agents):
+                self.rewards[a] = float(self._reward(scores, seat))
+                self.infos[a]["round_scores"] = scores.tolist()
+        if self.game.is_over:
+            self.terminations = {a: True for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _reward(self, scores: np.ndarray, seat: int) -> float:
+        if self.reward_mode == "score":
+            return float(scores[seat])
+        others = np.delete(scores, seat)
+        return float(scores[seat] - others.mean())
+
+    def render(self) -> str | None:
+        """The table as text (``"ansi"``), printed (``"human"``); warns and returns None without a mode."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.game is None:
+            text = "(no game yet: call reset())"
+        else:
+            viewer = None if self.render_view == "all" else self.game.current
+            text = render_text(self.game, viewer, self.possible_agents)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def env(**kwargs) -> AECEnv:
+    """The Wizard AEC environment wrapped in PettingZoo's order-enforcing wrapper."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+

@@ -1,0 +1,43 @@
+"""A readable text view of a game: hands, trump, bids, tricks, the current trick and scores."""
+
+from __future__ import annotations
+
+from .cards import NO_CARD, card_name, hand_names, suit_name
+from .game import Phase, WizardGame
+from .observation import is_foresight_round
+
+
+def render_text(game: WizardGame, viewer: int | None = None, names: list[str] | None = None) -> str:
+    """The table as text; ``viewer`` shows only what that seat may see (None shows every hand)."""
+    n = game.num_players
+    names = names or [f"player_{seat}" for seat in range(n)]
+    trump = "chosen by the dealer" if game.phase == Phase.TRUMP else (suit_name(game.trump) or "none")
+    turned = "none" if game.trump_card == NO_CARD else card_name(game.trump_card)
+    lines = [
+        f"Round {game.round_index + 1}/{game.rules.num_rounds}  ({game.hand_size} cards each)  "
+        f"phase: {game.phase.name.lower()}  turned: {turned}  trump: {trump}",
+    ]
+    width = max(len(name) for name in names)
+    trick = dict(zip(game.trick_seats, game.trick_cards))
+    foresight = is_foresight_round(game)
+    for seat in range(n):
+        if viewer is None:
+            hidden = False
+        elif foresight:
+            hidden = seat == viewer
+        else:
+            hidden = seat != viewer
+        hand = "?" * 3 if hidden else " ".join(hand_names(game.hands[seat])) or "-"
+        if viewer is None or game.bid_visible(viewer, seat):
+            bid = "-" if game.bids[seat] < 0 else str(game.bids[seat])
+        else:
+            bid = "?"
+        marks = ("D" if seat == game.dealer else " ") + (">" if seat == game.current and not game.is_over else " ")
+        played = card_name(trick[seat]) if seat in trick else ""
+        lines.append(
+            f"{marks} {names[seat]:<{width}}  score {game.totals[seat]:>5}  bid {bid:>2}  "
+            f"tricks {game.tricks_won[seat]:>2}  trick: {played:<3}  hand: {hand}"
+        )
+    if game.is_over:
+        lines.append("Game over. Final totals: " + ", ".join(f"{names[s]} {game.totals[s]}" for s in range(n)))
+    return "\n".join(lines)
