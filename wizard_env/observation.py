@@ -65,15 +65,17 @@ for _field in FIELDS:
 OBS_SIZE = _start
 del _start, _field
 
+#: Scale of every element of the flat vector.
+SCALE = np.concatenate([np.full(f.size, f.scale, dtype=np.float32) for f in FIELDS])
+
 
 def pack(values: dict[str, np.ndarray]) -> np.ndarray:
     """Flat float32 observation from raw field values (missing fields are zero)."""
-    out = np.zeros(OBS_SIZE, dtype=np.float32)
+    raw = np.zeros(OBS_SIZE, dtype=np.float32)
     for field in FIELDS:
         if field.name in values:
-            raw = np.asarray(values[field.name], dtype=np.float64).reshape(field.shape)
-            out[SLICES[field.name]] = (raw * field.scale).ravel()
-    return out
+            raw[SLICES[field.name]] = np.asarray(values[field.name]).ravel()
+    return raw * SCALE
 
 
 def decode(observation: np.ndarray) -> dict[str, np.ndarray]:
@@ -95,48 +97,33 @@ def is_foresight_round(game: WizardGame) -> bool:
 def observe(game: WizardGame, observer: int) -> np.ndarray:
     """Observation vector of ``game`` for seat ``observer``: what that player legally knows."""
     n = game.num_players
+    raw = np.zeros(OBS_SIZE, dtype=np.float32)
+    view = {f.name: raw[SLICES[f.name]].reshape(f.shape) for f in FIELDS}
     slots = (observer + np.arange(n)) % n  # slot k holds seat slots[k]
-    one_hot = np.eye(MAX_PLAYERS, dtype=np.int64)
-    trump = np.zeros(NUM_SUITS + 1)
-    if game.phase != Phase.TRUMP:
-        trump[NO_TRUMP_INDEX if game.trump == NO_SUIT else game.trump] = 1
-    trump_card = np.zeros(NUM_CARD_TYPES)
+    view["num_players"][n - MIN_PLAYERS] = 1
+    view["phase"][game.phase] = 1
+    view["round"][0] = game.round_index + 1
+    view["num_rounds"][0] = game.rules.num_rounds
+    view["hand_size"][0] = game.hand_size
+    view["dealer"][(game.dealer - observer) % n] = 1
     if game.trump_card != NO_CARD:
-        trump_card[game.trump_card] = 1
-    bid_known = np.zeros(MAX_PLAYERS)
-    bids = np.zeros(MAX_PLAYERS)
+        view["trump_card"][game.trump_card] = 1
+    if game.phase != Phase.TRUMP:
+        view["trump"][NO_TRUMP_INDEX if game.trump == NO_SUIT else game.trump] = 1
     for k, seat in enumerate(slots):
         if game.bid_visible(observer, seat):
-            bid_known[k], bids[k] = 1, game.bids[seat]
-    trick = np.zeros((MAX_PLAYERS, NUM_CARD_TYPES))
+            view["bid_known"][k], view["bids"][k] = 1, game.bids[seat]
+    view["tricks_won"][:n] = game.tricks_won[slots]
+    view["leader"][(game.leader - observer) % n] = 1
     for seat, card in zip(game.trick_seats, game.trick_cards):
-        trick[(seat - observer) % n, card] = 1
-    pad = np.zeros((MAX_PLAYERS - n, NUM_CARD_TYPES))
-    hand = game.hands[observer]
-    foresight = np.zeros((MAX_PLAYERS, NUM_CARD_TYPES))
+        view["trick"][(seat - observer) % n, card] = 1
+    view["played"][:n] = game.played[slots]
     if is_foresight_round(game):
-        hand = np.zeros(NUM_CARD_TYPES)
-        foresight[1:n] = game.hands[slots[1:]]
-    values = {
-        "num_players": one_hot[n - MIN_PLAYERS, : MAX_PLAYERS - MIN_PLAYERS + 1],
-        "phase": np.eye(len(Phase))[game.phase],
-        "round": game.round_index + 1,
-        "num_rounds": game.rules.num_rounds,
-        "hand_size": game.hand_size,
-        "dealer": one_hot[(game.dealer - observer) % n],
-        "hand": hand,
-        "trump_card": trump_card,
-        "trump": trump,
-        "bid_known": bid_known,
-        "bids": bids,
-        "tricks_won": np.pad(game.tricks_won[slots], (0, MAX_PLAYERS - n)),
-        "leader": one_hot[(game.leader - observer) % n],
-        "trick": trick,
-        "played": np.vstack([game.played[slots], pad]),
-        "foresight": foresight,
-        "scores": np.pad(game.totals[slots], (0, MAX_PLAYERS - n)),
-    }
-    return pack(values)
+        view["foresight"][1:n] = game.hands[slots[1:]]
+    else:
+        view["hand"][:] = game.hands[observer]
+    view["scores"][:n] = game.totals[slots]
+    return raw * SCALE
 
 
 def layout_table() -> str:
