@@ -66,7 +66,10 @@ def _parse_rounds(num_players: int, rounds: str | int | Sequence[int]) -> tuple[
         if not 1 <= rounds <= most:
             raise ValueError(f"rounds={rounds}: {num_players} players can play 1 to {most} rounds")
         return tuple(range(1, int(rounds) + 1))
-    sizes = tuple(rounds)
+    try:
+        sizes = tuple(rounds)
+    except TypeError:
+        raise ValueError(f"rounds must be 'standard', 'amigo', an int or a list of hand sizes, not {rounds!r}") from None
     if not sizes:
         raise ValueError("rounds: the list of hand sizes is empty")
     for size in sizes:
