@@ -3,5 +3,6 @@
 from .base import Agent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
+from .registry import AGENT_NAMES, make_agent
 
 __all__ = ["Agent", "RandomAgent", "RuleAgent"]

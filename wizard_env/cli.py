@@ -1,0 +1,391 @@
+"""The ``wizard`` command: simulate games between agents, show replay files, or play a seat yourself.
+
+    wizard simulate --players 4 --agents rule,rule,rule,random --games 200 --seed 0 --replay games.jsonl
+    wizard replay games.jsonl --game 2
+    wizard play --players 3 --opponents rule --rounds 5
+
+Exit status: 0 on success; 2 after one ``wizard: error: ...`` line on stderr for bad arguments,
+impossible configurations or unreadable replay files; 1 when a ``play`` game is abandoned (input ended
+or ``quit``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+import secrets
+import sys
+from typing import Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+from agents.registry import AGENT_NAMES, make_agent, parse_spec
+
+from .cards import SUITS, card_name, parse_card
+from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
+from .observation import is_foresight_round, observe
+from .render import render_text
+from .replay import ReplayError, ReplayWriter, describe_rules, format_game, game_record, iter_replays, replay_game
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, winners
+from .simulate import SeatSummary, play_game, summarise
+
+#: Game seeds drawn by ``simulate`` stay below 2**53, so every JSON reader holds them exactly.
+MAX_GAME_SEED = 2**53
+USAGE_ERROR = 2
+ABANDONED = 1
+
+
+class UsageError(Exception):
+    """A command line argparse rejects (reported as one ``wizard: error:`` line)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        """Raise instead of printing the usage and exiting, so main reports one line."""
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# -- options shared by simulate and play -------------------------------------------------------
+
+
+def parse_rounds(text: str) -> str | int | list[int]:
+    """``--rounds``: ``standard``, ``amigo``, a round count ``K`` or hand sizes ``1,3,5`` (``3,`` for one)."""
+    text = text.strip()
+    if text in ("standard", "amigo"):
+        return text
+    parts = text.split(",")
+    if len(parts) > 1 and parts[-1] == "":
+        parts.pop()  # "3," is the one-round list [3]; "3" means rounds 1..3
+    try:
+        sizes = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(
+            f"--rounds {text!r}: expected 'standard', 'amigo', a round count such as 5, "
+            "or comma-separated hand sizes such as 1,3,5"
+        ) from None
+    return sizes if "," in text else sizes[0]
+
+
+def make_rules(args: argparse.Namespace) -> Rules:
+    """The Rules the variant options describe (ValueError when impossible)."""
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise ValueError(f"--players {args.players}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    return Rules.make(args.players, parse_rounds(args.rounds), args.bidding, args.bid_total_rule, args.foresight)
+
+
+def seat_specs(text: str, count: int, option: str) -> list[str]:
+    """Agent specs from a comma list: one spec for every seat, or exactly ``count`` of them."""
+    specs = [s.strip() for s in text.split(",")]
+    for spec in specs:
+        parse_spec(spec)
+    if len(specs) == 1:
+        return specs * count
+    if len(specs) != count:
+        raise ValueError(f"{option} names {len(specs)} agents for {count} seats: give one name for all, or exactly {count}")
+    return specs
+
+
+def derive_seeds(seed: int, games: int, players: int) -> tuple[list[int], list[int]]:
+    """Game seeds and per-seat agent seeds, all from one seed (prefix-stable: game k is the same for any count)."""
+    if seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, not {seed}")
+    game_seq, agent_seq = np.random.SeedSequence(seed).spawn(2)
+    game_seeds = np.random.default_rng(game_seq).integers(0, MAX_GAME_SEED, size=games)
+    agent_seeds = agent_seq.generate_state(players, np.uint64)
+    return [int(s) for s in game_seeds], [int(s) for s in agent_seeds]
+
+
+def _variant_options() -> argparse.ArgumentParser:
+    parent = _Parser(add_help=False)
+    group = parent.add_argument_group("game variant")
+    group.add_argument("--players", type=int, default=4, metavar="N", help="3 to 6 players (default 4)")
+    group.add_argument(
+        "--rounds", default="standard", metavar="R",
+        help="standard (1..60/N cards), amigo (tournament schedule), K (rounds 1..K), "
+        "or comma-separated hand sizes such as 1,3,5 ('3,' is one round of 3 cards); default standard",
+    )
+    group.add_argument("--bidding", choices=("open", "hidden", "secret"), default="open",
+                       help="open: bids seen as made; hidden: revealed together before play; secret: at round end")
+    group.add_argument("--bid-total-rule", action="store_true",
+                       help="plus/minus 1: the dealer may not make the bids add up to the tricks (open bidding)")
+    group.add_argument("--foresight", action="store_true",
+                       help="in one-card rounds you see everyone's card but your own")
+    return parent
+
+
+# -- simulate ------------------------------------------------------------------------------------
+
+
+def format_summary(rules: Rules, specs: Sequence[str], summaries: Sequence[SeatSummary], games: int, seed: int) -> str:
+    """The simulate table: one row per seat, and a line naming the configuration, games and seed."""
+    width = max(len("agent"), *map(len, specs))
+    lines = [
+        f"{describe_rules(rules)}; {games} game{'s' if games != 1 else ''}, seed {seed}",
+        f"{'seat':>4}  {'agent':<{width}}  {'mean score':>10}  {'95% CI':>8}  {'win rate':>8}  {'bid accuracy':>12}",
+    ]
+    for seat, (spec, s) in enumerate(zip(specs, summaries)):
+        ci = f"±{s.ci95:.1f}" if games > 1 else "-"
+        lines.append(
+            f"{seat:>4}  {spec:<{width}}  {s.mean_score:>10.1f}  {ci:>8}  {s.win_rate:>8.1%}  {s.bid_accuracy:>12.1%}"
+        )
+    return "\n".join(lines)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Play the games, write the replays if asked, print the table."""
+    rules = make_rules(args)
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, not {args.games}")
+    if args.with_legal and not args.replay:
+        raise ValueError("--with-legal needs --replay FILE")
+    n = rules.num_players
+    specs = seat_specs(args.agents, n, "--agents")
+    game_seeds, agent_seeds = derive_seeds(args.seed, args.games, n)
+    agents = [make_agent(spec, agent_seed) for spec, agent_seed in zip(specs, agent_seeds)]
+    results = []
+    # The writer fills a temporary file as games finish and renames it onto FILE only at the end.
+    with ReplayWriter(args.replay) if args.replay else contextlib.nullcontext() as writer:
+        progress = tqdm(game_seeds, desc="games", unit="game", file=sys.stderr, leave=False,
+                        disable=not sys.stderr.isatty())
+        for game_seed in progress:
+            result = play_game(rules, agents, game_seed, record=writer is not None)
+            if writer is not None:
+                writer.write(game_record(result.game, specs, with_legal=args.with_legal))
+            results.append(dataclasses.replace(result, game=None))  # keep the numbers, drop the game state
+    print(format_summary(rules, specs, summarise(results), args.games, args.seed))
+    if writer is not None:
+        print(f"replays: {writer.count} games written to {args.replay}")
+    return 0
+
+
+# -- replay --------------------------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Print one game of a replay file (and re-play every game with --check)."""
+    if args.game < 1:
+        raise ValueError(f"--game counts from 1, not {args.game}")
+    chosen, count = None, 0
+    for count, record in enumerate(iter_replays(args.file), 1):
+        if args.check:
+            try:
+                replay_game(record)
+            except ReplayError as err:
+                raise ReplayError(f"{args.file}, game {count}: {err}") from None
+        if count == args.game:
+            chosen = record
+    if count == 0:
+        raise ReplayError(f"{args.file}: holds no games")
+    if chosen is None:
+        raise ValueError(f"{args.file} holds {count} game{'s' if count != 1 else ''}; --game must be 1 to {count}")
+    print(f"{args.file}: game {args.game} of {count}")
+    if args.check:
+        print(f"all {count} games re-play identically on this engine")
+    print()
+    print(format_game(chosen))
+    return 0
+
+
+# -- play ----------------------------------------------------------------------------------------
+
+
+class _Quit(Exception):
+    """The player typed quit."""
+
+
+def _read(prompt: str) -> str:
+    text = input(prompt).strip()
+    if not sys.stdin.isatty():
+        print(text)  # echo scripted input so the transcript reads like a session
+    if text.lower() in ("q", "quit", "exit"):
+        raise _Quit
+    return text
+
+
+def _normalise_card(text: str) -> str:
+    low = text.lower()
+    if low in ("wiz", "wizard"):
+        return "Wiz"
+    if low in ("jes", "jester"):
+        return "Jes"
+    if len(low) == 3 and low.startswith("10"):
+        low = "t" + low[2]
+    return low[0].upper() + low[1] if len(low) == 2 else text
+
+
+def _ask_action(game: WizardGame, seat: int) -> int:
+    """Ask the person for a legal action, re-asking with a message after bad input."""
+    mask = game.legal_mask()
+    if game.phase == Phase.TRUMP:
+        prompt = f"A Wizard was turned: name trump ({' '.join(SUITS)}): "
+        while True:
+            text = _read(prompt).lower()
+            if len(text) == 1 and text in SUITS:
+                return TRUMP_OFFSET + SUITS.index(text)
+            print(f"  {text!r} is not a suit: type one of {' '.join(SUITS)}")
+    if game.phase == Phase.BID:
+        legal = [int(b) for b in np.flatnonzero(mask[BID_OFFSET:CARD_OFFSET])]  # indices are bids
+        prompt = f"Your bid ({' '.join(map(str, legal))}): "
+        while True:
+            text = _read(prompt)
+            if text.isascii() and text.isdigit() and int(text) in legal:
+                return BID_OFFSET + int(text)
+            rule = " (the bids may not add up to the tricks)" if game.rules.bid_total_rule and game.current == game.dealer else ""
+            print(f"  {text!r} is not a legal bid; legal bids: {' '.join(map(str, legal))}{rule}")
+    legal_cards = [card_name(c) for c in np.flatnonzero(mask[CARD_OFFSET:TRUMP_OFFSET])]  # indices are card ids
+    if is_foresight_round(game):  # the card is on your forehead: play it unseen
+        _read("Foresight round: your card is hidden from you. Press Enter to play it: ")
+        return CARD_OFFSET + parse_card(legal_cards[0])
+    prompt = f"Play a card ({' '.join(legal_cards)}): "
+    while True:
+        text = _read(prompt)
+        name = _normalise_card(text) if text else text
+        if name in legal_cards:
+            return CARD_OFFSET + parse_card(name)
+        try:
+            held = game.hands[seat, parse_card(name)] > 0
+            why = "you must follow suit" if held else "you do not hold it"
+        except ValueError:
+            why = "not a card name (e.g. Ah, Tc, Wiz, Jes)"
+        print(f"  {text!r}: {why}; legal: {' '.join(legal_cards)}")
+
+
+def _announce(game: WizardGame, names: list[str], seat: int, actor: int, action: int, rnd: int) -> None:
+    """Say what a move showed the table, and what it ended (a trick, the bidding, the round)."""
+    log = game.log[rnd]
+    if TRUMP_OFFSET <= action:
+        print(f"{names[actor]} names trump: {SUITS[action - TRUMP_OFFSET]}")
+    elif action < CARD_OFFSET:
+        mode = game.rules.bidding.value
+        bid = action - BID_OFFSET
+        print(f"{names[actor]} bids {bid}" if actor == seat or mode == "open" else f"{names[actor]} has bid")
+        if len(log["bids"]) == game.num_players and mode != "secret":
+            print("Bids: " + ", ".join(f"{names[b['seat']]} {b['bid']}" for b in log["bids"]))
+    else:
+        trick = log["tricks"][-1]
+        print(f"{names[actor]} plays {card_name(action - CARD_OFFSET)}")
+        if trick["winner"] is not None:
+            print(f"  -> {names[trick['winner']]} wins the trick ({' '.join(p['card'] for p in trick['plays'])})")
+    if "scores" in log:
+        bid_of = {b["seat"]: b["bid"] for b in log["bids"]}
+        print(f"\nEnd of round {rnd + 1}:")
+        for s, name in enumerate(names):
+            print(f"  {name:<{max(map(len, names))}}  bid {bid_of[s]:>2}  won {log['tricks_won'][s]:>2}  "
+                  f"score {log['scores'][s]:>4}  total {log['totals'][s]:>5}")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """A person plays one seat in the terminal against agents."""
+    rules = make_rules(args)
+    n = rules.num_players
+    if not 0 <= args.seat < n:
+        raise ValueError(f"--seat counts from 0: {n} players sit in seats 0 to {n - 1}, not {args.seat}")
+    opponents = iter(seat_specs(args.opponents, n - 1, "--opponents"))
+    seed = secrets.randbelow(MAX_GAME_SEED) if args.seed is None else args.seed
+    _, agent_seeds = derive_seeds(seed, 0, n)
+    agents, names = {}, []
+    for s in range(n):
+        if s == args.seat:
+            names.append(f"you (seat {s})")
+        else:
+            spec = next(opponents)
+            agents[s] = make_agent(spec, agent_seeds[s])
+            names.append(f"{spec} (seat {s})")
+    game = WizardGame(rules, seed, record=True)
+    print(f"Wizard: {describe_rules(rules)}; game seed {seed}.")
+    print("Seats go round to the left; D marks the dealer, > the player to act. Type quit to stop.")
+    shown_round = -1
+    try:
+        while not game.is_over:
+            rnd, actor = game.round_index, game.current
+            if rnd != shown_round:
+                print(f"\n=== Round {rnd + 1}/{rules.num_rounds}: {game.hand_size} card{'s' if game.hand_size > 1 else ''} each, dealer {names[game.dealer]} ===")
+                shown_round = rnd
+            if actor == args.seat:
+                print("\n" + render_text(game, viewer=args.seat, names=names))
+                action = _ask_action(game, args.seat)
+            else:
+                action = agents[actor](observe(game, actor), game.legal_mask())
+            game.step(action, actor=names[actor])
+            _announce(game, names, args.seat, actor, action, rnd)
+    except EOFError:
+        print(f"\nwizard: input ended before the game was over (seed {seed}); game abandoned", file=sys.stderr)
+        return ABANDONED
+    except _Quit:
+        print(f"wizard: game abandoned (seed {seed})", file=sys.stderr)
+        return ABANDONED
+    totals = game.totals.tolist()
+    print("\nGame over. Final totals: " + ", ".join(f"{names[s]} {totals[s]}" for s in range(n)))
+    best = winners(totals)
+    if args.seat in best:
+        print("You win!" if len(best) == 1 else "You share the win.")
+    else:
+        print("Winner: " + ", ".join(names[s] for s in best))
+    return 0
+
+
+# -- entry point ---------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``wizard`` argument parser with its three subcommands."""
+    parser = _Parser(prog="wizard", description="Wizard card game: simulate agents, show replays, play a seat.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    variant = _variant_options()
+    known = ", ".join(AGENT_NAMES)
+
+    sim = commands.add_parser("simulate", parents=[variant], help="play many games between agents and summarise",
+                              description="Play games between agents and print, per seat, the mean score with "
+                              "its 95% confidence interval, the win rate and the bid accuracy.")
+    sim.add_argument("--agents", default="rule", metavar="A,B,...",
+                     help=f"one agent per seat, or one for all seats (known: {known}; default rule)")
+    sim.add_argument("--games", type=int, default=100, metavar="G", help="games to play (default 100)")
+    sim.add_argument("--seed", type=int, default=0, metavar="S",
+                     help="seed of every game and agent: the same command gives the same output (default 0)")
+    sim.add_argument("--replay", metavar="FILE", help="write every game as one JSON line (wizard-replay/1) to FILE")
+    sim.add_argument("--with-legal", action="store_true", help="with --replay: also record the legal choices")
+    sim.set_defaults(run=cmd_simulate)
+
+    rep = commands.add_parser("replay", help="show a game from a replay file",
+                              description="Print a recorded game round by round.")
+    rep.add_argument("file", metavar="FILE", help="a replay file written by 'wizard simulate --replay'")
+    rep.add_argument("--game", type=int, default=1, metavar="K",
+                     help="which game of the file to show, counting from 1 (default 1, the first)")
+    rep.add_argument("--check", action="store_true", help="also re-play every game on the engine and compare")
+    rep.set_defaults(run=cmd_replay)
+
+    play = commands.add_parser("play", parents=[variant], help="play a seat yourself against agents",
+                               description="Play one seat in the terminal; you see only what your seat may know.")
+    play.add_argument("--opponents", default="rule", metavar="A,B,...",
+                      help=f"one agent for every other seat, or one per other seat (known: {known}; default rule)")
+    play.add_argument("--seat", type=int, default=0, metavar="K", help="your seat, counting from 0 (default 0)")
+    play.add_argument("--seed", type=int, default=None, metavar="S", help="game seed (default: a random one, printed)")
+    play.set_defaults(run=cmd_play)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``wizard`` command; return the exit status."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args)
+    except UsageError as err:
+        message = str(err)
+    except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return ABANDONED
+    except OSError as err:
+        message = f"{err.strerror}: {err.filename}" if err.filename else str(err)
+    except ValueError as err:
+        message = str(err)
+    except KeyboardInterrupt:
+        print("\nwizard: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit as exit_:  # --help
+        return exit_.code if isinstance(exit_.code, int) else 0
+    print(f"wizard: error: {message}", file=sys.stderr)
+    return USAGE_ERROR

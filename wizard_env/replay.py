@@ -1,0 +1,416 @@
+"""Replays: whole games as JSON lines (format ``wizard-replay/1``), read back, re-played and shown as text.
+
+One line per game::
+
+    {"format": "wizard-replay/1", "num_players": 4, "seed": 7,
+     "rules": {"hand_sizes": [1, 2, ...], "bidding": "open", "bid_total_rule": false, "foresight": false},
+     "seats": ["rule", "random", "rule", "rule"],
+     "rounds": [{"round": 1, "dealer": 2, "hands": [["Ah"], ...], "trump_card": "7d", "trump": "d",
+                 "bids": [{"seat": 3, "bid": 1, "legal": [0, 1]}, ...],
+                 "tricks": [{"leader": 3, "plays": [{"seat": 3, "card": "Tc", "legal": ["Tc"]}, ...],
+                             "winner": 1}],
+                 "tricks_won": [0, 1, 0, 0], "scores": [-10, 30, 20, -10], "totals": [-10, 30, 20, -10]}],
+     "final_totals": [...]}
+
+Cards are named rank + suit (``"Ah"``, ``"Tc"``), ``"Wiz"`` or ``"Jes"``. ``hands`` are the cards dealt,
+by seat; ``trump_card`` is null when the whole deck is dealt; ``trump`` is a suit letter or null (after
+a turned Wizard, the suit the dealer chose). Bids and plays are in the order made. ``legal`` (the legal
+bids, or card types, at that moment) is written only when asked for. The round dicts are the engine's
+own log (``WizardGame(rules, seed, record=True).log``), so this module never restates a rule.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from .cards import SUITS, WIZARD_NAME, parse_card
+from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, WizardGame
+from .rules import Rules, winners
+
+FORMAT = "wizard-replay/1"
+
+
+class ReplayError(ValueError):
+    """A replay file or record that cannot be read, is not a Wizard replay, or does not re-play."""
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def _strip_legal(entries: list[dict]) -> list[dict]:
+    return [{k: v for k, v in entry.items() if k != "legal"} for entry in entries]
+
+
+def _round_record(round_log: dict, with_legal: bool) -> dict:
+    if with_legal:
+        return json.loads(json.dumps(round_log))  # a deep copy that shares nothing with the game
+    out = dict(round_log)
+    out["hands"] = [list(hand) for hand in round_log["hands"]]
+    out["bids"] = _strip_legal(round_log["bids"])
+    out["tricks"] = [{**trick, "plays": _strip_legal(trick["plays"])} for trick in round_log["tricks"]]
+    for key in ("tricks_won", "scores", "totals"):
+        out[key] = list(round_log[key])
+    return out
+
+
+def game_record(game: WizardGame, seats: Sequence[str], with_legal: bool = False) -> dict:
+    """The replay record of a finished game played with ``record=True``; ``seats`` names each seat's agent."""
+    if not game.record:
+        raise ValueError("game_record needs a game played with WizardGame(rules, seed, record=True)")
+    if not game.is_over:
+        raise ValueError(f"game_record needs a finished game; this one is in round {game.round_index + 1}")
+    if len(seats) != game.num_players:
+        raise ValueError(f"{game.num_players} seats need {game.num_players} agent names, got {len(seats)}")
+    return {
+        "format": FORMAT,
+        "num_players": game.num_players,
+        "seed": game.seed,
+        "rules": game.rules.to_dict(),
+        "seats": [str(s) for s in seats],
+        "rounds": [_round_record(r, with_legal) for r in game.log],
+        "final_totals": game.totals.tolist(),
+    }
+
+
+def _dumps(record: dict) -> str:
+    return json.dumps(record, allow_nan=False)
+
+
+class ReplayWriter:
+    """Writes records as JSON lines to a temporary file beside ``path``, renamed onto ``path`` by ``close``.
+
+    Used as a context manager, it commits on a normal exit and on an exception removes the temporary
+    file, leaving whatever was at ``path`` untouched: a crash never leaves a half-written replay file.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.count = 0
+        if self.path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a replay file", os.fspath(path))
+        folder = self.path.parent
+        while True:
+            self.temp_path = folder / f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+            try:
+                fd = os.open(self.temp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # mode honours umask
+            except FileExistsError:
+                continue
+            except OSError as err:  # name the file asked for, not the temporary one
+                raise type(err)(err.errno, err.strerror, os.fspath(path)) from None
+            break
+        self._file = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+
+    def write(self, record: dict) -> None:
+        """Append one game record as a line."""
+        self._file.write(_dumps(record) + "\n")
+        self.count += 1
+
+    def close(self) -> None:
+        """Flush to disk and move the file onto ``path`` (replacing any file there)."""
+        if self._file.closed:
+            return
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            os.replace(self.temp_path, self.path)
+        except BaseException:
+            self.abort()
+            raise
+        _sync_folder(self.path.parent)
+
+    def abort(self) -> None:
+        """Drop what was written; ``path`` keeps its old content."""
+        self._file.close()
+        try:
+            os.unlink(self.temp_path)
+        except FileNotFoundError:
+            pass
+
+    def __enter__(self) -> "ReplayWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename durable where the platform allows it (best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_replays(path: str | os.PathLike, records: Iterable[dict]) -> int:
+    """Write ``records`` (any iterable, consumed lazily) atomically as JSON lines; return how many."""
+    with ReplayWriter(path) as writer:
+        for record in records:
+            writer.write(record)
+    return writer.count
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int_list(value: Any, length: int | None = None) -> bool:
+    return isinstance(value, list) and all(map(_is_int, value)) and (length is None or len(value) == length)
+
+
+def _require(obj: dict, where: str, fields: dict[str, tuple[type, ...] | str]) -> None:
+    """Each field present with the given type (``"int"``: an int that is not a bool)."""
+    for key, kind in fields.items():
+        if key not in obj:
+            raise ReplayError(f"{where}: missing key {key!r}")
+        value = obj[key]
+        ok = _is_int(value) if kind == "int" else isinstance(value, kind)
+        if not ok:
+            expected = "an integer" if kind == "int" else " or ".join(t.__name__ for t in kind)
+            raise ReplayError(f"{where}: {key!r} must be {expected}, not {value!r:.60}")
+
+
+def _check_round(rnd: Any, where: str, n: int) -> None:
+    if not isinstance(rnd, dict):
+        raise ReplayError(f"{where}: a round must be a JSON object")
+    _require(rnd, where, {
+        "round": "int", "dealer": "int", "hands": (list,), "trump_card": (str, type(None)), "trump": (str, type(None)),
+        "bids": (list,), "tricks": (list,), "tricks_won": (list,), "scores": (list,), "totals": (list,),
+    })
+    if len(rnd["hands"]) != n or not all(isinstance(h, list) and all(isinstance(c, str) for c in h) for h in rnd["hands"]):
+        raise ReplayError(f"{where}: 'hands' must be {n} lists of card names")
+    for key in ("tricks_won", "scores", "totals"):
+        if not _int_list(rnd[key], n):
+            raise ReplayError(f"{where}: {key!r} must be {n} integers")
+    for i, bid in enumerate(rnd["bids"]):
+        if not isinstance(bid, dict):
+            raise ReplayError(f"{where}, bid {i + 1}: must be a JSON object")
+        _require(bid, f"{where}, bid {i + 1}", {"seat": "int", "bid": "int"})
+    for t, trick in enumerate(rnd["tricks"]):
+        at = f"{where}, trick {t + 1}"
+        if not isinstance(trick, dict):
+            raise ReplayError(f"{at}: must be a JSON object")
+        _require(trick, at, {"leader": "int", "plays": (list,), "winner": "int"})
+        for p, play in enumerate(trick["plays"]):
+            if not isinstance(play, dict):
+                raise ReplayError(f"{at}, play {p + 1}: must be a JSON object")
+            _require(play, f"{at}, play {p + 1}", {"seat": "int", "card": (str,)})
+
+
+def check_record(record: Any) -> dict:
+    """``record`` if it has the ``wizard-replay/1`` shape (keys, types, lengths, valid rules), else ReplayError."""
+    if not isinstance(record, dict):
+        raise ReplayError(f"not a JSON object but {type(record).__name__}")
+    if "format" not in record:
+        raise ReplayError(f"no 'format' key: not a Wizard replay (expected format {FORMAT!r})")
+    if record["format"] != FORMAT:
+        raise ReplayError(f"format {record['format']!r:.60} is not {FORMAT!r}")
+    _require(record, "game", {
+        "num_players": "int", "seed": "int", "rules": (dict,), "seats": (list,), "rounds": (list,), "final_totals": (list,),
+    })
+    n = record["num_players"]
+    _require(record["rules"], "rules", {"hand_sizes": (list,), "bidding": (str,), "bid_total_rule": (bool,), "foresight": (bool,)})
+    try:
+        rules = Rules.from_dict(n, record["rules"])
+    except ValueError as err:
+        raise ReplayError(f"rules: {err}") from None
+    if record["seed"] < 0:
+        raise ReplayError(f"seed must be non-negative, not {record['seed']}")
+    if len(record["seats"]) != n or not all(isinstance(s, str) for s in record["seats"]):
+        raise ReplayError(f"'seats' must be {n} agent names")
+    if not _int_list(record["final_totals"], n):
+        raise ReplayError(f"'final_totals' must be {n} integers")
+    if len(record["rounds"]) != rules.num_rounds:
+        raise ReplayError(f"{len(record['rounds'])} rounds recorded, but the rules play {rules.num_rounds}")
+    for i, rnd in enumerate(record["rounds"]):
+        _check_round(rnd, f"round {i + 1}", n)
+    return record
+
+
+def iter_replays(path: str | os.PathLike) -> Iterator[dict]:
+    """Validated records of a replay file, one per line, read lazily (ReplayError names file and line)."""
+    with open(path, "rb") as file:
+        for lineno, raw in enumerate(file, 1):
+            where = f"{os.fspath(path)}, line {lineno}"
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ReplayError(f"{where}: not UTF-8 text: not a Wizard replay file") from None
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as err:
+                hint = " (the line is cut short)" if not raw.endswith(b"\n") else ""
+                raise ReplayError(f"{where}: not valid JSON{hint}: {err.msg} at column {err.colno}") from None
+            try:
+                yield check_record(record)
+            except ReplayError as err:
+                raise ReplayError(f"{where}: {err}") from None
+
+
+def read_replays(path: str | os.PathLike) -> list[dict]:
+    """All validated records of a replay file (see ``iter_replays``)."""
+    return list(iter_replays(path))
+
+
+# -- re-playing ------------------------------------------------------------------------------
+
+
+def _card_action(name: Any, where: str) -> int:
+    try:
+        return CARD_OFFSET + parse_card(name)
+    except (TypeError, ValueError) as err:
+        raise ReplayError(f"{where}: {err}") from None
+
+
+def _round_actions(rnd: dict) -> list[int]:
+    where = f"round {rnd.get('round', '?')}"
+    actions = []
+    if rnd["trump_card"] == WIZARD_NAME:
+        if rnd["trump"] is None or rnd["trump"] not in SUITS or len(rnd["trump"]) != 1:
+            raise ReplayError(f"{where}: a Wizard was turned, so 'trump' must be the suit chosen (one of {SUITS!r}), not {rnd['trump']!r}")
+        actions.append(TRUMP_OFFSET + SUITS.index(rnd["trump"]))
+    actions += [BID_OFFSET + bid["bid"] for bid in rnd["bids"]]
+    for t, trick in enumerate(rnd["tricks"]):
+        actions += [_card_action(play["card"], f"{where}, trick {t + 1}") for play in trick["plays"]]
+    return actions
+
+
+def replay_actions(record: dict) -> list[int]:
+    """The game's action ids in the order taken: trump choices after a turned Wizard, bids, card plays."""
+    return [action for rnd in record["rounds"] for action in _round_actions(rnd)]
+
+
+def _first_difference(recorded: Any, replayed: Any, where: str) -> str | None:
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for key in recorded:
+            if key == "legal" and key not in replayed:
+                continue
+            found = _first_difference(recorded[key], replayed.get(key), f"{where}, {key}")
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(replayed, list) and len(recorded) == len(replayed):
+        for i, (a, b) in enumerate(zip(recorded, replayed)):
+            found = _first_difference(a, b, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    return None if recorded == replayed else f"{where}: recorded {recorded!r:.80}, re-played {replayed!r:.80}"
+
+
+def replay_game(record: dict) -> WizardGame:
+    """Re-play a record on the engine (recording), checking each round: same deal, same moves, same results.
+
+    Raises ReplayError at the first difference (a corrupted file, or one from another engine version).
+    """
+    check_record(record)
+    rules = Rules.from_dict(record["num_players"], record["rules"])
+    game = WizardGame(rules, record["seed"], record=True)
+    with_legal = any("legal" in bid for rnd in record["rounds"] for bid in rnd["bids"])
+    for index, rnd in enumerate(record["rounds"]):
+        where = f"round {index + 1}"
+        if game.log[index]["hands"] != rnd["hands"]:
+            raise ReplayError(f"{where}: the recorded hands are not the deal of seed {record['seed']} (another engine version?)")
+        for action in _round_actions(rnd):
+            if game.round_index != index or game.is_over:
+                raise ReplayError(f"{where}: more moves are recorded than the round has")
+            try:
+                game.step(action)
+            except IllegalActionError as err:
+                raise ReplayError(f"{where}: the recorded move is not legal on re-play: {err}") from None
+        if game.round_index == index and not game.is_over:
+            raise ReplayError(f"{where}: the recorded moves end before the round does")
+        replayed = _round_record(game.log[index], with_legal)
+        diff = _first_difference(rnd, replayed, where)
+        if diff:
+            raise ReplayError(f"re-play differs from the record: {diff}")
+    if game.totals.tolist() != record["final_totals"]:
+        raise ReplayError(f"re-played final totals {game.totals.tolist()} differ from recorded {record['final_totals']}")
+    return game
+
+
+# -- text view -------------------------------------------------------------------------------
+
+
+def _seat_names(record: dict) -> list[str]:
+    return [f"seat {seat} ({agent})" for seat, agent in enumerate(record["seats"])]
+
+
+def _hand_sizes_text(sizes: Sequence[int]) -> str:
+    if len(sizes) == 1:
+        return _cards(sizes[0])
+    if list(sizes) == list(range(1, len(sizes) + 1)):
+        return f"1..{len(sizes)} cards"
+    return "cards " + ",".join(map(str, sizes))
+
+
+def describe_rules(rules: Rules) -> str:
+    """One line naming a configuration: players, rounds and variants."""
+    rounds = "round" if rules.num_rounds == 1 else "rounds"
+    return (
+        f"{rules.num_players} players, {rules.num_rounds} {rounds} ({_hand_sizes_text(rules.hand_sizes)}), "
+        f"{rules.bidding.value} bidding, bid total rule {'on' if rules.bid_total_rule else 'off'}, "
+        f"foresight {'on' if rules.foresight else 'off'}"
+    )
+
+
+def _cards(count: int) -> str:
+    return f"{count} card" + ("" if count == 1 else "s")
+
+
+def _format_round(rnd: dict, names: list[str], num_rounds: int) -> list[str]:
+    n = len(names)
+    trump = rnd["trump"] or "none"
+    if rnd["trump_card"] == WIZARD_NAME:
+        trump += " (chosen by the dealer)"
+    lines = [
+        f"Round {rnd['round']}/{num_rounds}: {_cards(len(rnd['hands'][0]))} each, dealer {names[rnd['dealer']]}, "
+        f"turned {rnd['trump_card'] or 'none'}, trump {trump}",
+    ]
+    width = max(map(len, names))
+    bid_of = {b["seat"]: b["bid"] for b in rnd["bids"]}
+    lines.append(f"  {'':<{width}}  {'bid':>3}  {'won':>3}  {'score':>5}  {'total':>5}  hand")
+    for seat in range(n):
+        lines.append(
+            f"  {names[seat]:<{width}}  {bid_of.get(seat, '-'):>3}  {rnd['tricks_won'][seat]:>3}  "
+            f"{rnd['scores'][seat]:>5}  {rnd['totals'][seat]:>5}  {' '.join(rnd['hands'][seat]) or '-'}"
+        )
+    lines.append("  bids in order: " + ", ".join(f"seat {b['seat']} {b['bid']}" for b in rnd["bids"]))
+    for t, trick in enumerate(rnd["tricks"], 1):
+        plays = " ".join(f"{p['seat']}:{p['card']}" for p in trick["plays"])
+        lines.append(f"  trick {t}: seat {trick['leader']} leads  {plays}  -> seat {trick['winner']} wins")
+    return lines
+
+
+def format_game(record: dict) -> str:
+    """A readable round-by-round view: dealer, hands, trump, bids, every trick, tricks won, scores, totals."""
+    rules = Rules.from_dict(record["num_players"], record["rules"])
+    names = _seat_names(record)
+    lines = [f"Game seed {record['seed']}: {describe_rules(rules)}", "Seats: " + ", ".join(names), ""]
+    for rnd in record["rounds"]:
+        lines += _format_round(rnd, names, rules.num_rounds) + [""]
+    totals = record["final_totals"]
+    lines.append("Final totals: " + ", ".join(f"{names[s]} {totals[s]}" for s in range(len(totals))))
+    best = winners(totals)
+    label = "Winner" if len(best) == 1 else "Winners (shared)"
+    lines.append(f"{label}: " + ", ".join(names[s] for s in best) + f" with {totals[best[0]]}")
+    return "\n".join(lines)
