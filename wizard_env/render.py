@@ -14,7 +14,7 @@ def render_text(game: WizardGame, viewer: int | None = None, names: list[str] | 
     trump = "chosen by the dealer" if game.phase == Phase.TRUMP else (suit_name(game.trump) or "none")
     turned = "none" if game.trump_card == NO_CARD else card_name(game.trump_card)
     lines = [
-        f"Round {game.round_index + 1}/{game.rules.num_rounds}  ({game.hand_size} cards each)  "
+        f"Round {game.round_index + 1}/{game.rules.num_rounds}  ({game.hand_size} card{'s' if game.hand_size > 1 else ''} each)  "
         f"phase: {game.phase.name.lower()}  turned: {turned}  trump: {trump}",
     ]
     width = max(len(name) for name in names)
