@@ -1,0 +1,174 @@
+"""RuleAgent: legal and reproducible in every configuration, sensible in set-up spots, far ahead of random."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import RandomAgent, RuleAgent
+from wizard_env.cards import NO_CARD, NO_SUIT, SUITS, WIZARD, parse_card
+from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
+from wizard_env.observation import observe
+from wizard_env.rules import Rules, trick_winner, trump_from_card
+from wizard_env.simulate import play_game
+
+
+class CheckedRuleAgent(RuleAgent):
+    """A RuleAgent that fails the test the moment it picks an action outside the mask."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        action = super().act(observation, action_mask)
+        assert isinstance(action, int) and action_mask[action] == 1
+        return action
+
+
+def spot(hand: list[str], turned: str | None, trick: tuple[str, ...] = (), bids: tuple[int, ...] | None = None,
+         players: int = 3, phase: Phase = Phase.PLAY, **variant) -> WizardGame:
+    """A one-round game at its first trick: seat 0 leads, ``trick`` is already played, the acting seat holds ``hand``."""
+    game = WizardGame(Rules.make(players, rounds=[len(hand)], **variant), seed=0)
+    seat = len(trick) if phase == Phase.PLAY else 0
+    game.dealer, game.leader, game.current = players - 1, 0, seat
+    game.hands[:] = 0
+    for name in hand:
+        game.hands[seat, parse_card(name)] += 1
+    game.trump_card = parse_card(turned) if turned else NO_CARD
+    game.trump = trump_from_card(game.trump_card)
+    game.played[:] = 0
+    game.trick_cards = [parse_card(c) for c in trick]
+    for s, card in enumerate(game.trick_cards):
+        game.played[s, card] += 1
+    game.bids[:] = -1 if bids is None else bids
+    game.tricks_won[:] = 0
+    game.phase = phase
+    return game
+
+
+def decide(game: WizardGame) -> int:
+    """The RuleAgent's action for the acting seat, checked against the mask."""
+    return CheckedRuleAgent(0).act(observe(game, game.current), game.legal_mask())
+
+
+def played_card(game: WizardGame) -> int:
+    """The card type the RuleAgent plays in ``game``."""
+    action = decide(game)
+    assert CARD_OFFSET <= action < TRUMP_OFFSET
+    return action - CARD_OFFSET
+
+
+VARIANTS = [
+    {},
+    {"bidding": "hidden"},
+    {"bidding": "secret"},
+    {"bid_total_rule": True},
+    {"foresight": True, "rounds": 4},
+    {"rounds": "amigo"},
+]
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()) or "standard")
+def test_only_legal_actions_in_full_games(players: int, variant: dict):
+    rules = Rules.make(players, **{"rounds": 6, **variant})
+    agents = [CheckedRuleAgent(seat) for seat in range(players - 1)] + [RandomAgent(99)]
+    result = play_game(rules, agents, seed=players)
+    assert result.game.is_over and result.rounds == rules.num_rounds
+
+
+def test_only_legal_actions_in_a_standard_game_with_turned_wizards():
+    # seed 3 turns up at least one Wizard, so the dealer names trump
+    result = play_game(Rules.make(3), [CheckedRuleAgent(s) for s in range(3)], seed=3, record=True)
+    assert any(r["trump_card"] == "Wiz" for r in result.game.log)
+    assert all(r["trump"] is not None for r in result.game.log if r["trump_card"] == "Wiz")
+
+
+def test_same_seeds_give_the_same_games():
+    def totals() -> list[list[int]]:
+        return [play_game(Rules.make(4, rounds=8), [RuleAgent(s) for s in range(4)], seed).totals.tolist() for seed in (1, 2)]
+
+    assert totals() == totals()
+
+
+def test_three_wizards_in_a_three_card_round_bid_three():
+    game = spot(["Wiz", "Wiz", "Wiz"], "2c", phase=Phase.BID)
+    assert decide(game) == BID_OFFSET + 3
+
+
+def test_low_cards_without_trump_bid_zero():
+    game = spot(["2c", "3d", "4d", "2h"], "Ks", phase=Phase.BID)
+    assert decide(game) == BID_OFFSET + 0
+
+
+def test_strong_hand_bids_most_tricks():
+    game = spot(["Wiz", "As", "Ks", "Qs", "Ah"], "2s", phase=Phase.BID)
+    assert decide(game) - BID_OFFSET >= 4
+
+
+def test_dealer_under_the_bid_total_rule_takes_the_nearest_legal_bid():
+    game = spot(["Wiz", "Wiz", "Wiz"], "2c", players=3, phase=Phase.BID, bid_total_rule=True)
+    game.current, game.bids[:2] = game.dealer, [0, 0]  # a bid of 3 would make the total equal 3 tricks
+    game.hands[[0, game.dealer]] = game.hands[[game.dealer, 0]]
+    assert game.legal_mask()[BID_OFFSET + 3] == 0
+    assert decide(game) == BID_OFFSET + 2
+
+
+def test_dealer_names_the_suit_the_hand_is_strongest_in():
+    game = spot(["Ah", "Kh", "9h", "4h", "2c", "Td"], "Wiz", phase=Phase.TRUMP)
+    game.trump, game.current = NO_SUIT, game.dealer
+    game.hands[[0, game.dealer]] = game.hands[[game.dealer, 0]]
+    assert decide(game) == TRUMP_OFFSET + SUITS.index("h")
+
+
+@pytest.mark.parametrize("others, bid", [(("Wiz", "Wiz"), 0), (("2c", "3d"), 1)])
+def test_foresight_bid_follows_the_visible_cards(others: tuple[str, str], bid: int):
+    game = spot(["5c"], "7h", phase=Phase.BID, foresight=True)
+    for seat, name in enumerate(others, start=1):
+        game.hands[seat, parse_card(name)] = 1
+    assert decide(game) == BID_OFFSET + bid
+
+
+def test_met_bid_ducks_with_the_highest_losing_card():
+    game = spot(["As", "Qs", "5s", "9c"], "2h", trick=("Ks",), bids=(1, 0, 1))
+    card = played_card(game)
+    assert trick_winner(game.trick_cards + [card], game.trump) != 1
+    assert card == parse_card("Qs")
+
+
+def test_met_bid_throws_a_jester_rather_than_win():
+    game = spot(["Wiz", "Ah", "Jes"], "2h", trick=("3h",), bids=(1, 0, 1))
+    assert played_card(game) == parse_card("Jes")
+
+
+def test_met_bid_forced_to_win_sheds_the_highest_card():
+    game = spot(["As", "Ts"], "2h", trick=("3s", "5s"), bids=(1, 1, 0))
+    assert played_card(game) == parse_card("As")
+
+
+def test_short_of_the_bid_wins_with_the_cheapest_winning_card_when_last():
+    game = spot(["Ks", "Ts", "Ah", "2c"], "2h", trick=("5s", "9s"), bids=(1, 1, 1))
+    assert played_card(game) == parse_card("Ts")
+
+
+def test_short_of_the_bid_plays_the_wizard_when_it_must_win():
+    game = spot(["Wiz", "2d"], "2h", trick=("As",), bids=(0, 2, 0))
+    assert played_card(game) == WIZARD
+
+
+def test_short_of_the_bid_leads_a_sure_winner():
+    game = spot(["Wiz", "2d", "3c"], "2h", bids=(1, 0, 0))
+    assert played_card(game) == WIZARD
+
+
+def test_met_bid_leads_a_low_card():
+    game = spot(["As", "Ah", "2d"], "Kh", bids=(0, 1, 1))
+    assert played_card(game) == parse_card("2d")
+
+
+def test_beats_random_agents_by_a_wide_margin():
+    margins = []
+    for seed in range(30):
+        seat = seed % 3
+        agents = [RuleAgent(seed) if s == seat else RandomAgent(seed * 3 + s) for s in range(3)]
+        totals = play_game(Rules.make(3, rounds=10), agents, seed).totals
+        margins.append(totals[seat] - (totals.sum() - totals[seat]) / 2)
+    assert np.mean(margins) > 150
+    assert np.mean(np.array(margins) > 0) > 0.8
