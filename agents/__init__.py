@@ -5,4 +5,4 @@ from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
 from .registry import AGENT_NAMES, make_agent
 
-__all__ = ["Agent", "RandomAgent", "RuleAgent"]
+__all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "RuleAgent", "make_agent"]

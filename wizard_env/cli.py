@@ -259,10 +259,10 @@ def _announce(game: WizardGame, names: list[str], seat: int, actor: int, action:
     if TRUMP_OFFSET <= action:
         print(f"{names[actor]} names trump: {SUITS[action - TRUMP_OFFSET]}")
     elif action < CARD_OFFSET:
-        mode = game.rules.bidding.value
+        # what the person may see follows the engine's bidding variant, after the bid is made
         bid = action - BID_OFFSET
-        print(f"{names[actor]} bids {bid}" if actor == seat or mode == "open" else f"{names[actor]} has bid")
-        if len(log["bids"]) == game.num_players and mode != "secret":
+        print(f"{names[actor]} bids {bid}" if game.bid_visible(seat, actor) else f"{names[actor]} has bid")
+        if len(log["bids"]) == game.num_players and all(game.bid_visible(seat, b["seat"]) for b in log["bids"]):
             print("Bids: " + ", ".join(f"{names[b['seat']]} {b['bid']}" for b in log["bids"]))
     else:
         trick = log["tricks"][-1]
