@@ -15,7 +15,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) -e ".[dev]"
+	$(PIP) -e ".[train,dev]"
 	touch $@
 
 install: $(VENV)/.installed

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import importlib
 import os
 import secrets
 import sys
@@ -36,6 +37,11 @@ from .simulate import SeatSummary, play_game, summarise
 MAX_GAME_SEED = 2**53
 USAGE_ERROR = 2
 ABANDONED = 1
+
+
+#: Subcommands that live in their own modules. Each module defines ``HELP``, ``DESCRIPTION``,
+#: ``add_arguments(parser)`` (the variant flags are already added) and ``run(args) -> int``.
+COMMAND_MODULES: dict[str, str] = {}
 
 
 class UsageError(Exception):
@@ -364,6 +370,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=0, metavar="K", help="your seat, counting from 0 (default 0)")
     play.add_argument("--seed", type=int, default=None, metavar="S", help="game seed (default: a random one, printed)")
     play.set_defaults(run=cmd_play)
+
+    for name, module in COMMAND_MODULES.items():
+        commands_module = importlib.import_module(module)
+        sub = commands.add_parser(name, parents=[variant], help=commands_module.HELP, description=commands_module.DESCRIPTION)
+        commands_module.add_arguments(sub)
+        sub.set_defaults(run=commands_module.run)
     return parser
 
 
