@@ -1,0 +1,237 @@
+"""Wizard from one learner's seat, as a Gymnasium environment for stable-baselines3 and sb3-contrib.
+
+Usage::
+
+    from sb3_contrib import MaskablePPO
+    from wizard_env.single_agent import WizardSingleAgentEnv
+
+    env = WizardSingleAgentEnv(num_players=4, opponents="rule")
+    model = MaskablePPO("MlpPolicy", env, n_steps=512)
+    model.learn(10_000)
+
+Each game the learner holds one seat; agents from ``agents`` play the others. ``reset`` plays the
+opponents' moves until it is the learner's turn, and ``step(action)`` applies the learner's action,
+then the opponents' moves until the learner acts again or the game ends.
+
+Arguments
+---------
+``num_players``, ``rounds``, ``bidding``, ``bid_total_rule``, ``foresight``: the rules, exactly as
+for ``wizard_env.env`` (see ``wizard_env.environment``).
+``opponents``: one agent spec (``"rule"``, ``"random"``, ``"name:arg"``) or ``Agent`` for every other
+seat, or a list of them: one entry (for all) or one per other seat, the learner's left neighbour first.
+Default ``"rule"``.
+``opponent_sampler``: instead of ``opponents``, a callable ``sampler(rng) -> list`` of specs or agents
+(the same forms), called at every reset with the env's Generator, so a training loop can draw
+opponents from a pool.
+``learner_seat``: a fixed seat for the learner; by default each game draws it at random.
+``reward_scale``: multiplies every reward (default 1.0).
+``render_mode``: None, ``"ansi"`` or ``"human"`` (the whole table, every hand shown).
+An impossible configuration raises ValueError naming the problem.
+
+Observation and actions
+-----------------------
+``Box`` of ``OBS_SIZE`` float32 values: the learner's own view, in the layout of the AEC env
+(``wizard_env.observation``); ``Discrete(NUM_ACTIONS)`` actions with the AEC env's offsets.
+``action_masks()`` returns the learner's legal actions as a bool array, as sb3-contrib's
+``MaskablePPO`` expects. An illegal, malformed or out-of-range action raises the engine's
+``IllegalActionError`` (a ValueError) naming the legal actions, and leaves the game unchanged;
+this env never substitutes or penalises a move, so train with masks.
+
+Rewards and episodes
+--------------------
+A step's reward is the sum of the learner's round scores for the rounds that ended during it (the
+learner's action and the opponents' replies), times ``reward_scale``; other steps give 0. The
+undiscounted return of a game is the learner's final total times ``reward_scale``. An episode is
+one game: terminated after the last round, never truncated. ``info`` holds ``learner_seat`` and
+``game_seed``, and on the last step ``final_totals`` (every seat's total, by seat).
+
+Seeds
+-----
+``reset(seed=s)`` seeds the env's Generator (``self.np_random``); every game then draws from it its
+game seed, the learner's seat and the seeds of the opponents built from specs, so the same seed
+gives the same games. ``Agent`` objects passed in are used as they are, with their own generators;
+for reproducible games pass specs, or a sampler that seeds its agents from the Generator it gets.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from agents import Agent, make_agent
+from agents.registry import parse_spec
+
+from .environment import _SEED_BOUND, _observation_bounds
+from .game import NUM_ACTIONS, WizardGame
+from .observation import observe
+from .render import render_text
+from .rules import Rules
+
+#: An opponent as ``opponents`` takes it: an agent spec such as ``"rule"``, or an Agent.
+Opponent = str | Agent
+#: Called at each reset with the env's Generator; returns the opponents for that game.
+OpponentSampler = Callable[[np.random.Generator], Sequence[Opponent] | Opponent]
+
+
+def check_opponents(opponents: Opponent | Sequence[Opponent], num_players: int, source: str) -> list[Opponent]:
+    """One opponent per other seat (left neighbour first) from one for all or a list; ValueError if bad."""
+    others = num_players - 1
+    entries = [opponents] if isinstance(opponents, (str, Agent)) else opponents
+    if not isinstance(entries, Sequence):
+        raise ValueError(f"{source} must be an agent spec, an Agent or a list of them, not {opponents!r}")
+    if len(entries) not in (1, others):
+        raise ValueError(
+            f"{source}: {num_players} players need 1 opponent (for all seats) or {others} "
+            f"(one per other seat), got {len(entries)}"
+        )
+    for i, entry in enumerate(entries):
+        if isinstance(entry, str):
+            parse_spec(entry)  # raises ValueError for an unknown agent name
+        elif not isinstance(entry, Agent):
+            raise ValueError(f"{source}[{i}] must be an agent spec such as 'rule' or an Agent, not {entry!r}")
+    return list(entries) * others if len(entries) == 1 else list(entries)
+
+
+def build_opponents(entries: Sequence[Opponent], rng: np.random.Generator) -> list[Agent]:
+    """Agents for the entries: specs built with seeds drawn from ``rng``, Agents as given."""
+    return [make_agent(e, seed=int(rng.integers(_SEED_BOUND))) if isinstance(e, str) else e for e in entries]
+
+
+def _check_seat(seat: int | None, num_players: int) -> int | None:
+    if seat is None:
+        return None
+    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
+        raise ValueError(f"learner_seat must be None or a seat 0..{num_players - 1}, not {seat!r}")
+    return int(seat)
+
+
+def _check_scale(scale: float) -> float:
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (int, float, np.number)):
+        raise ValueError(f"reward_scale must be a positive number, not {scale!r}")
+    if not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"reward_scale must be a positive finite number, not {scale!r}")
+    return float(scale)
+
+
+class WizardSingleAgentEnv(gym.Env):
+    """One learner against agents from ``agents``, one game per episode (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rounds: str | int | Sequence[int] = "standard",
+        bidding: str = "open",
+        bid_total_rule: bool = False,
+        foresight: bool = False,
+        opponents: Opponent | Sequence[Opponent] | None = None,
+        opponent_sampler: OpponentSampler | None = None,
+        learner_seat: int | None = None,
+        reward_scale: float = 1.0,
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
+        n = self.rules.num_players
+        if opponent_sampler is not None:
+            if opponents is not None:
+                raise ValueError("give opponents or opponent_sampler, not both")
+            if not callable(opponent_sampler):
+                raise ValueError(f"opponent_sampler must be callable as sampler(rng), not {opponent_sampler!r}")
+            self._opponent_entries = None
+        else:
+            self._opponent_entries = check_opponents("rule" if opponents is None else opponents, n, "opponents")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}: expected None or one of {self.metadata['render_modes']}")
+        self.opponent_sampler = opponent_sampler
+        self.fixed_seat = _check_seat(learner_seat, n)
+        self.reward_scale = _check_scale(reward_scale)
+        self.render_mode = render_mode
+        low, high = _observation_bounds()
+        self.observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.game: WizardGame | None = None
+        self.learner_seat: int | None = None
+        self.opponents: dict[int, Agent] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Start the next game and play the opponents up to the learner's first decision."""
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}: this env takes none")
+        rng = self.np_random
+        n = self.rules.num_players
+        game_seed = int(rng.integers(_SEED_BOUND))
+        seat = int(rng.integers(n))  # drawn even when fixed, so a fixed seat leaves the other draws alone
+        self.learner_seat = seat if self.fixed_seat is None else self.fixed_seat
+        if self.opponent_sampler is None:
+            entries = self._opponent_entries
+        else:
+            entries = check_opponents(self.opponent_sampler(rng), n, "opponent_sampler result")
+        agents = build_opponents(entries, rng)
+        self.opponents = {(self.learner_seat + 1 + i) % n: agent for i, agent in enumerate(agents)}
+        self.game = WizardGame(self.rules, game_seed)
+        self._play_opponents()  # no round can end before the learner's first bid
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Apply the learner's action (IllegalActionError, game unchanged, if not legal), then the opponents'."""
+        game = self._require_game()
+        seat = self.learner_seat
+        scores = game.step(action, actor=f"learner (seat {seat})")
+        points = 0 if scores is None else int(scores[seat])
+        points += self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), points * self.reward_scale, game.is_over, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array of NUM_ACTIONS (all False once the game is over)."""
+        return self._require_game().legal_mask().astype(bool)
+
+    def render(self) -> str | None:
+        """The table as text (``"ansi"``), printed (``"human"``); warns and returns None without a mode."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.game is None:
+            text = "(no game yet: call reset())"
+        else:
+            names = [f"player_{s}" + (" (learner)" if s == self.learner_seat else "") for s in range(self.rules.num_players)]
+            text = render_text(self.game, None, names)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def _require_game(self) -> WizardGame:
+        if self.game is None:
+            raise RuntimeError("call reset() before step() or action_masks()")
+        return self.game
+
+    def _play_opponents(self) -> int:
+        """Play the opponents until the learner is to act or the game ends; the learner's points meanwhile."""
+        game, learner, points = self.game, self.learner_seat, 0
+        while not game.is_over and game.current != learner:
+            seat = game.current
+            agent = self.opponents[seat]
+            action = agent.act(observe(game, seat), game.legal_mask())
+            scores = game.step(action, actor=f"opponent {agent.name} (seat {seat})")
+            if scores is not None:
+                points += int(scores[learner])
+        return points
+
+    def _observation(self) -> np.ndarray:
+        return observe(self.game, self.learner_seat)
+
+    def _info(self) -> dict:
+        info = {"learner_seat": self.learner_seat, "game_seed": self.game.seed}
+        if self.game.is_over:
+            info["final_totals"] = self.game.totals.tolist()
+        return info
