@@ -1,0 +1,155 @@
+"""What ``wizard eval`` shows and saves: Markdown tables, the JSON file (wizard-eval/1) and a PNG plot."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Callable
+
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from wizard_env.replay import describe_rules
+
+from .evaluate import EvalResult, Stats
+
+FORMAT = "wizard-eval/1"
+JSON_NAME = "eval.json"
+PNG_NAME = "eval.png"
+
+
+def _orders_text(result: EvalResult) -> str:
+    kind = "orderings" if result.permutations else "rotations"
+    per_deal = len(result.seatings)
+    deals = f"{result.deals} deal{'s' if result.deals != 1 else ''}"
+    return f"{deals} x {per_deal} {kind} = {result.deals * per_deal} games"
+
+
+def _ci(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"±{value:.{digits}f}"
+
+
+def _table(header: list[str], align: str, rows: list[list[str]]) -> list[str]:
+    """A Markdown table; ``align`` has one letter per column, l or r."""
+    rule = ["---" if a == "l" else "---:" for a in align]
+    return ["| " + " | ".join(cells) + " |" for cells in (header, rule, *rows)]
+
+
+def format_markdown(result: EvalResult) -> str:
+    """The report as Markdown: configuration, the summary table, bid accuracy by hand size and by position."""
+    specs = result.specs
+    lines = [f"{describe_rules(result.rules)}; {_orders_text(result)}, seed {result.seed}", ""]
+    if len(specs) < len(result.agent_specs):
+        lines += ["An agent named at several seats is one row, its seats pooled (per-seat rows are in the JSON).", ""]
+    header = ["agent", "seats", "mean score", "95% CI", f"diff to {result.reference}", "95% CI",
+              "win rate", "bid accuracy", "rating (mu ± sigma)"]
+    rows = []
+    for s in specs:
+        rating = "-" if s.rating is None else f"{s.rating.mu:.1f} ± {s.rating.sigma:.1f}"
+        rows.append([s.name, str(len(s.entries)), f"{s.mean_score:.1f}", _ci(s.ci95), f"{s.diff:+.1f}",
+                     _ci(s.diff_ci95), f"{s.win_rate:.1%}", f"{s.bid_accuracy:.1%}", rating])
+    lines += _table(header, "lrrrrrrrr", rows)
+    names = [s.name for s in specs]
+    for title, key, attr in (("Bid accuracy by hand size", "cards", "by_hand_size"),
+                             ("Bid accuracy by bidding position (0 = first to bid, left of the dealer)", "position",
+                              "by_position")):
+        columns = [{k: acc for k, acc, _ in getattr(s, attr)} for s in specs]
+        keys = sorted({k for c in columns for k in c})
+        body = [[str(k), *(f"{c[k]:.1%}" if k in c else "-" for c in columns)] for k in keys]
+        lines += ["", title, ""] + _table([key, *names], "r" * (len(names) + 1), body)
+    return "\n".join(lines)
+
+
+def _stats_json(s: Stats) -> dict:
+    return {
+        "name": s.name,
+        "entries": list(s.entries),
+        "mean_score": s.mean_score,
+        "ci95": s.ci95,
+        "diff": s.diff,
+        "diff_ci95": s.diff_ci95,
+        "win_rate": s.win_rate,
+        "bid_accuracy": s.bid_accuracy,
+        "bid_accuracy_by_hand_size": [{"hand_size": k, "accuracy": a, "rounds": c} for k, a, c in s.by_hand_size],
+        "bid_accuracy_by_position": [{"position": k, "accuracy": a, "rounds": c} for k, a, c in s.by_position],
+        "rating": None if s.rating is None else {"mu": s.rating.mu, "sigma": s.rating.sigma, "ordinal": s.rating.ordinal},
+    }
+
+
+def to_json(result: EvalResult) -> dict:
+    """The result as plain JSON values (what eval.json holds)."""
+    return {
+        "format": FORMAT,
+        "players": result.rules.num_players,
+        "rules": result.rules.to_dict(),
+        "agents": list(result.agent_specs),
+        "seed": result.seed,
+        "deals": result.deals,
+        "orders": "permutations" if result.permutations else "rotations",
+        "games": len(result.records.seeds),
+        "reference": result.reference,
+        "seatings": [list(order) for order in result.seatings],
+        "deal_seeds": list(result.deal_seeds),
+        "agent_seeds": list(result.agent_seeds),
+        "specs": [_stats_json(s) for s in result.specs],
+        "entries": [_stats_json(s) for s in result.entries],
+        "deal_scores": result.deal_scores.tolist(),
+    }
+
+
+def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+    """Call ``write`` on a temporary file beside ``path``, then rename it onto ``path``."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        write(temp)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _dump_json(data: dict, temp: Path) -> None:
+    with open(temp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, allow_nan=False)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def plot(result: EvalResult) -> Figure:
+    """Mean score and paired difference with their intervals, and bid accuracy by hand size and by position."""
+    specs = result.specs
+    names = [s.name for s in specs]
+    fig = Figure(figsize=(11, 8), layout="constrained")
+    (score_ax, diff_ax), (hand_ax, pos_ax) = fig.subplots(2, 2)
+    ys = range(len(specs))
+    score_ax.barh(ys, [s.mean_score for s in specs], xerr=[s.ci95 or 0 for s in specs], capsize=4, color="tab:blue")
+    score_ax.set(yticks=list(ys), yticklabels=names, xlabel="mean score per game (95% CI over deals)")
+    diff_ax.barh(ys, [s.diff for s in specs], xerr=[s.diff_ci95 or 0 for s in specs], capsize=4, color="tab:orange")
+    diff_ax.axvline(0, color="black", linewidth=0.8)
+    diff_ax.set(yticks=list(ys), yticklabels=names, xlabel=f"paired difference to {result.reference} (95% CI)")
+    for s in specs:
+        hand_ax.plot([k for k, _, _ in s.by_hand_size], [a for _, a, _ in s.by_hand_size], marker="o", label=s.name)
+        pos_ax.plot([k for k, _, _ in s.by_position], [a for _, a, _ in s.by_position], marker="o", label=s.name)
+    hand_ax.set(xlabel="cards in hand", ylabel="bid accuracy", ylim=(0, 1))
+    pos_ax.set(xlabel="bidding position (0 = left of the dealer)", ylabel="bid accuracy", ylim=(0, 1),
+               xticks=list(range(result.rules.num_players)))
+    for ax in (score_ax, diff_ax):
+        ax.invert_yaxis()  # first agent on top, as in the table
+    diff_ax.margins(x=0.15)
+    hand_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    hand_ax.legend()
+    fig.suptitle(f"{describe_rules(result.rules)}\n{_orders_text(result)}, seed {result.seed}", fontsize=9)
+    return fig
+
+
+def write(result: EvalResult, out: str | os.PathLike) -> list[Path]:
+    """Write eval.json and eval.png into the folder ``out`` (created if needed); return their paths."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    json_path, png_path = folder / JSON_NAME, folder / PNG_NAME
+    _write_atomic(json_path, lambda temp: _dump_json(to_json(result), temp))
+    figure = plot(result)
+    _write_atomic(png_path, lambda temp: figure.savefig(temp, format="png", dpi=100))
+    return [json_path, png_path]

@@ -1,0 +1,325 @@
+"""Duplicate-deal evaluation of agents (``wizard eval``).
+
+Every deal (a game seed: the cards of every round and the first dealer follow from it) is played
+once for each rotation of the agents around the table, or for every ordering with
+``permutations=True``, so each agent meets the same cards from every seat. Scores are averaged
+over the games of a deal first; means, 95% intervals and paired differences are then taken over
+deals, which removes most of the luck of the cards from the comparison.
+
+An agent spec named at several seats (``rule,rule,random,random``) is one row: its seats are
+pooled. Each seat of the agents list (an *entry*) also has its own row in the JSON.
+
+    wizard eval --agents rule,rule,random,random --games 200 --players 4 --seed 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+from openskill.models import PlackettLuce
+
+from agents.base import Agent
+from agents.registry import AGENT_NAMES, make_agent, parse_spec
+from wizard_env.game import WizardGame
+from wizard_env.observation import observe
+from wizard_env.rules import Rules
+
+Z_95 = 1.959963984540054
+#: More seats than this make every ordering too many games per deal.
+MAX_PERMUTATION_PLAYERS = 6
+
+HELP = "compare agents on duplicate deals: every agent plays every deal from every seat"
+DESCRIPTION = (
+    "Play every deal once per rotation of the agents around the table (or per ordering, with "
+    "--permutations) and report, per agent, the mean score per game with a 95% interval over deals, "
+    "the paired difference to a reference agent, the win rate, bid accuracy (overall, by hand size, by "
+    "bidding position) and an openskill rating. Writes eval.json and eval.png into --out."
+)
+
+
+# -- playing ----------------------------------------------------------------------------------
+
+
+@dataclass
+class GameRecords:
+    """Outcomes of N games in columns (n seats, R rounds); game k's arrays are row k."""
+
+    seeds: np.ndarray  # [N] game seeds
+    totals: np.ndarray  # [N, n] final score by seat
+    bids: np.ndarray  # [N, R, n]
+    tricks: np.ndarray  # [N, R, n] tricks won
+    hand_sizes: np.ndarray  # [N, R]
+    dealers: np.ndarray  # [N, R] seat of the dealer
+
+    @classmethod
+    def empty(cls, games: int, num_players: int, num_rounds: int) -> "GameRecords":
+        """Zero-filled records for ``games`` games."""
+        shape = (games, num_rounds)
+        return cls(
+            np.zeros(games, np.int64), np.zeros((games, num_players), np.int64),
+            np.zeros((*shape, num_players), np.int64), np.zeros((*shape, num_players), np.int64),
+            np.zeros(shape, np.int64), np.zeros(shape, np.int64),
+        )
+
+
+def play_games(
+    rules: Rules,
+    agents_by_seat_per_game: Sequence[Sequence[Agent]],
+    seeds: Sequence[int],
+    progress: Callable[[int], object] | None = None,
+) -> GameRecords:
+    """Play game k with seed ``seeds[k]`` and ``agents_by_seat_per_game[k][s]`` in seat s; return the records.
+
+    ``progress(count)`` is called as games finish. Games are played one after another, in order,
+    so agents that keep state (a random generator) see them in a fixed order.
+    """
+    n = rules.num_players
+    if len(agents_by_seat_per_game) != len(seeds):
+        raise ValueError(f"{len(seeds)} game seeds but {len(agents_by_seat_per_game)} seatings of agents")
+    records = GameRecords.empty(len(seeds), n, rules.num_rounds)
+    for k, (seed, agents) in enumerate(zip(seeds, agents_by_seat_per_game)):
+        if len(agents) != n:
+            raise ValueError(f"game {k}: {n} players need {n} agents, got {len(agents)}")
+        game = WizardGame(rules, seed, record=True)
+        while not game.is_over:
+            seat = game.current
+            game.step(agents[seat].act(observe(game, seat), game.legal_mask()), actor=f"seat {seat}")
+        records.seeds[k] = game.seed
+        for rnd, log in enumerate(game.log):  # the replay log holds each round's bids, tricks and dealer
+            for bid in log["bids"]:
+                records.bids[k, rnd, bid["seat"]] = bid["bid"]
+            records.tricks[k, rnd] = log["tricks_won"]
+            records.hand_sizes[k, rnd], records.dealers[k, rnd] = rules.hand_sizes[rnd], log["dealer"]
+        records.totals[k] = game.totals
+        if progress is not None:
+            progress(1)
+    return records
+
+
+def seatings(num_players: int, permutations: bool = False) -> list[tuple[int, ...]]:
+    """The orders each deal is played in: ``order[s]`` is the agent (entry) in seat s.
+
+    Rotations put entry e in seat (e + r) mod n in order r; permutations are every ordering.
+    """
+    if permutations:
+        if num_players > MAX_PERMUTATION_PLAYERS:
+            raise ValueError(f"--permutations with {num_players} players is too many orderings per deal")
+        return list(itertools.permutations(range(num_players)))
+    return [tuple((s - r) % num_players for s in range(num_players)) for r in range(num_players)]
+
+
+# -- statistics -------------------------------------------------------------------------------
+
+
+def mean_ci(values: np.ndarray) -> tuple[float, float | None]:
+    """Mean and half-width of its 95% interval (normal approximation); None with fewer than 2 values."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size < 2:
+        return float(values.mean()), None
+    return float(values.mean()), float(Z_95 * values.std(ddof=1) / np.sqrt(values.size))
+
+
+def win_shares(totals: np.ndarray) -> np.ndarray:
+    """Per game and seat: 1/k for each of the k seats with the best total, else 0."""
+    best = totals == totals.max(axis=1, keepdims=True)
+    return best / best.sum(axis=1, keepdims=True)
+
+
+@dataclass
+class Rating:
+    """An openskill (Plackett-Luce) rating."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """A cautious estimate: mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+
+def ratings(scores: np.ndarray) -> list[Rating]:
+    """Plackett-Luce ratings of K players from their scores in each game, ``scores[game, player]``, in game order."""
+    model = PlackettLuce()
+    current = [model.rating(name=str(p)) for p in range(scores.shape[1])]
+    for row in scores:
+        current = [team[0] for team in model.rate([[r] for r in current], scores=row.tolist())]
+    return [Rating(r.mu, r.sigma) for r in current]
+
+
+@dataclass
+class Stats:
+    """One row of the evaluation: an agent spec with its seats pooled, or one entry of the agents list."""
+
+    name: str
+    entries: list[int]  # positions in the agents list this row pools
+    mean_score: float  # mean final score of one seat per game
+    ci95: float | None  # half-width of the 95% interval over deals
+    diff: float  # mean paired difference (by deal) to the reference
+    diff_ci95: float | None
+    win_rate: float  # a shared win counts 1/k
+    bid_accuracy: float  # fraction of rounds bid exactly
+    by_hand_size: list[tuple[int, float, int]]  # (hand size, bid accuracy, rounds)
+    by_position: list[tuple[int, float, int]]  # (bidding position, 0 = left of dealer; accuracy, rounds)
+    rating: Rating | None
+
+
+def _accuracy_by(keys: np.ndarray, met: np.ndarray) -> list[tuple[int, float, int]]:
+    return [(int(k), float(met[keys == k].mean()), int((keys == k).sum())) for k in np.unique(keys)]
+
+
+def _stats(name: str, entries: list[int], deal_scores: np.ndarray, ref: np.ndarray, wins: np.ndarray,
+           met: np.ndarray, hand: np.ndarray, position: np.ndarray, rating: Rating | None) -> Stats:
+    """A row from per-entry arrays (last axis: entries), pooling the columns ``entries``."""
+    mine = deal_scores[:, entries].mean(axis=1)
+    mean, ci = mean_ci(mine)
+    diff, diff_ci = mean_ci(mine - ref)
+    met, hand, position = met[..., entries], hand[..., entries], position[..., entries]
+    return Stats(name, entries, mean, ci, diff, diff_ci, float(wins[:, entries].mean()), float(met.mean()),
+                 _accuracy_by(hand, met), _accuracy_by(position, met), rating)
+
+
+@dataclass
+class EvalResult:
+    """Everything ``wizard eval`` reports; games are ordered deal by deal, ``game = deal * orders + order``."""
+
+    rules: Rules
+    agent_specs: list[str]
+    seed: int
+    permutations: bool
+    reference: str
+    deal_seeds: list[int]
+    agent_seeds: list[int]
+    seatings: list[tuple[int, ...]]
+    records: GameRecords
+    deal_scores: np.ndarray  # [deals, entries]: mean score of each entry over the games of a deal
+    specs: list[Stats]  # one row per distinct spec, in order of first appearance
+    entries: list[Stats]  # one row per position of the agents list
+
+    @property
+    def deals(self) -> int:
+        """Number of deals."""
+        return len(self.deal_seeds)
+
+
+def summarise(rules: Rules, specs: Sequence[str], orders: Sequence[tuple[int, ...]], records: GameRecords,
+              reference: str) -> tuple[np.ndarray, list[Stats], list[Stats]]:
+    """Per-deal entry scores, spec rows and entry rows from the records of the games, deal by deal."""
+    n, per_deal = rules.num_players, len(orders)
+    games = len(records.seeds)
+    seating = np.tile(np.asarray(orders), (games // per_deal, 1))  # [games, seat] -> entry
+    seat_of = np.argsort(seating, axis=1)  # [games, entry] -> seat
+    rows = np.arange(games)[:, None]
+    totals = records.totals[rows, seat_of]  # [games, entries]
+    deal_scores = totals.reshape(-1, per_deal, n).mean(axis=1)
+    wins = win_shares(records.totals)[rows, seat_of]
+    met = (records.bids == records.tricks)[rows[:, :, None], np.arange(rules.num_rounds)[None, :, None], seat_of[:, None, :]]
+    hand = np.broadcast_to(records.hand_sizes[:, :, None], met.shape)
+    position = (seat_of[:, None, :] - records.dealers[:, :, None] - 1) % n
+    names = list(dict.fromkeys(specs))
+    groups = {name: [e for e, s in enumerate(specs) if s == name] for name in names}
+    ref_entry = groups[reference][0]
+    spec_ratings = ratings(np.stack([totals[:, groups[g]].mean(axis=1) for g in names], axis=1)) if len(names) > 1 else [None] * len(names)
+    spec_rows = [_stats(g, groups[g], deal_scores, deal_scores[:, groups[reference]].mean(axis=1), wins, met, hand,
+                        position, r) for g, r in zip(names, spec_ratings)]
+    entry_rows = [_stats(s, [e], deal_scores, deal_scores[:, ref_entry], wins, met, hand, position, r)
+                  for e, (s, r) in enumerate(zip(specs, ratings(totals)))]
+    return deal_scores, spec_rows, entry_rows
+
+
+def default_reference(specs: Sequence[str]) -> str:
+    """The first ``rule`` agent, else the first agent."""
+    return next((s for s in specs if s.partition(":")[0] == "rule"), specs[0])
+
+
+def evaluate(
+    rules: Rules,
+    agent_specs: Sequence[str],
+    deals: int,
+    seed: int,
+    permutations: bool = False,
+    reference: str | None = None,
+    agents: Sequence[Agent] | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> EvalResult:
+    """Play ``deals`` duplicate deals between the agents (one per seat) and summarise the results.
+
+    Agents are built from their specs, each seeded from ``seed``; pass ``agents`` to evaluate
+    already-built ones (then ``agent_specs`` only names them). Same arguments, same result.
+    """
+    from wizard_env.cli import derive_seeds  # the seeds `wizard simulate` uses: same seed, same deals
+
+    n = rules.num_players
+    specs = [s.strip() for s in agent_specs]
+    if len(specs) != n:
+        raise ValueError(f"{n} players need {n} agents, got {len(specs)}: {','.join(specs)}")
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise ValueError(f"the number of deals must be a positive integer, not {deals!r}")
+    reference = default_reference(specs) if reference is None else reference.strip()
+    if reference not in specs:
+        raise ValueError(f"reference agent {reference!r} is not one of the agents: {', '.join(dict.fromkeys(specs))}")
+    deal_seeds, agent_seeds = derive_seeds(seed, deals, n)
+    if agents is None:
+        agents = [make_agent(spec, agent_seed) for spec, agent_seed in zip(specs, agent_seeds)]
+    elif len(agents) != n:
+        raise ValueError(f"{n} agent specs but {len(agents)} agents")
+    orders = seatings(n, permutations)
+    game_seeds = [s for s in deal_seeds for _ in orders]
+    table = [[agents[e] for e in order] for _ in deal_seeds for order in orders]
+    records = play_games(rules, table, game_seeds, progress)
+    deal_scores, spec_rows, entry_rows = summarise(rules, specs, orders, records, reference)
+    return EvalResult(rules, specs, seed, permutations, reference, deal_seeds, agent_seeds, orders, records,
+                      deal_scores, spec_rows, entry_rows)
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``wizard eval`` (the variant options are already there)."""
+    parser.add_argument("--agents", required=True, metavar="A,B,...",
+                        help=f"one agent per seat (known: {', '.join(AGENT_NAMES)}; 'name:arg' passes an argument)")
+    parser.add_argument("--games", type=int, default=100, metavar="G",
+                        help="deals to play; each is played once per rotation (default 100)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="seed of every deal and agent: the same command gives the same output (default 0)")
+    parser.add_argument("--permutations", action="store_true",
+                        help="play every ordering of the agents (n! games per deal) instead of the n rotations")
+    parser.add_argument("--reference", metavar="NAME",
+                        help="agent the paired differences are taken to (default: the first rule, else the first agent)")
+    parser.add_argument("--out", metavar="DIR", help="folder for eval.json and eval.png (default runs/eval-SEED)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``wizard eval``: play, print the Markdown tables, write the JSON and the plot."""
+    from tqdm import tqdm
+
+    from wizard_env.cli import make_rules
+
+    from . import eval_report
+
+    rules = make_rules(args)
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, not {args.games}")
+    specs = [s.strip() for s in args.agents.split(",")]
+    for spec in specs:
+        parse_spec(spec)
+    if len(specs) != rules.num_players:
+        raise ValueError(f"--agents names {len(specs)} agents for {rules.num_players} seats: give exactly {rules.num_players}")
+    if args.reference is not None and args.reference.strip() not in specs:
+        raise ValueError(f"--reference {args.reference!r} is not one of --agents: {', '.join(dict.fromkeys(specs))}")
+    games = args.games * len(seatings(rules.num_players, args.permutations))
+    with tqdm(total=games, desc="eval", unit="game", file=sys.stderr, leave=False,
+              disable=args.quiet or not sys.stderr.isatty()) as bar:
+        result = evaluate(rules, specs, args.games, args.seed, args.permutations, args.reference, progress=bar.update)
+    out = args.out or f"runs/eval-{args.seed}"
+    paths = eval_report.write(result, out)
+    print(eval_report.format_markdown(result))
+    print(f"\nwrote {', '.join(str(p) for p in paths)}")
+    return 0
