@@ -1,21 +1,66 @@
-"""The one interface every player implements: observation and mask in, action out."""
+"""The one interface every player implements: a batch of observations and masks in, one action per row out."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABC
 
 import numpy as np
 
+from wizard_env.game import NUM_ACTIONS
+from wizard_env.observation import OBS_SIZE
+
+
+def check_masks(action_masks: np.ndarray) -> np.ndarray:
+    """The masks as a [k, NUM_ACTIONS] array; ValueError for another shape or a row with no legal action."""
+    masks = np.asarray(action_masks)
+    if masks.ndim != 2 or masks.shape[1] != NUM_ACTIONS:
+        raise ValueError(f"action masks must have shape (k, {NUM_ACTIONS}), not {masks.shape}")
+    empty = ~masks.any(axis=1)
+    if empty.any():
+        rows = np.flatnonzero(empty)
+        more = f" (and {len(rows) - 1} more rows)" if len(rows) > 1 else ""
+        raise ValueError(f"action mask row {rows[0]} has no legal action{more}")
+    return masks
+
+
+def check_batch(observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Observations [k, OBS_SIZE] and masks [k, NUM_ACTIONS] with the same k; ValueError naming any problem."""
+    if observations is None:
+        raise ValueError("observations are required: an array of shape (k, OBS_SIZE)")
+    observations = np.asarray(observations)
+    if observations.ndim != 2 or observations.shape[1] != OBS_SIZE:
+        raise ValueError(f"observations must have shape (k, {OBS_SIZE}), not {observations.shape}")
+    masks = check_masks(action_masks)
+    if len(masks) != len(observations):
+        raise ValueError(f"{len(observations)} observations but {len(masks)} action masks")
+    return observations, masks
+
 
 class Agent(ABC):
-    """A player that chooses an action from what its observation holds, and nothing else."""
+    """A player that chooses actions from what its observations hold, and nothing else.
+
+    An agent implements ``act_batch``, vectorised over the rows (``check_batch`` validates its input);
+    ``act`` is a batch of one. An agent written for one observation at a time may implement ``act``
+    instead, and gets a row-by-row ``act_batch``.
+    """
 
     #: Short name used on the command line and in tables (``rule``, ``random``).
     name: str = "agent"
 
-    @abstractmethod
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.act_batch is Agent.act_batch and cls.act is Agent.act:
+            raise TypeError(f"agent class {cls.__name__} must implement act_batch (or act)")
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Legal actions [k] int64 for observations [k, OBS_SIZE] float32 and int8 masks [k, NUM_ACTIONS]."""
+        observations, masks = check_batch(observations, action_masks)
+        return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Return a legal action id given the observation vector and the int8 action mask."""
+        """A legal action id given one observation vector and its int8 action mask."""
+        batch = None if observation is None else np.asarray(observation)[None]
+        return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Same as ``act``."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent
+from .base import Agent, check_batch, check_masks
 
 
 class RandomAgent(Agent):
@@ -15,9 +15,9 @@ class RandomAgent(Agent):
     def __init__(self, seed: int | np.random.Generator | None = None):
         self.rng = np.random.default_rng(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """A uniformly random legal action."""
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("RandomAgent: the action mask has no legal action")
-        return int(self.rng.choice(legal))
+    def act_batch(self, observations: np.ndarray | None, action_masks: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action per row (the observations, which may be None, are not read)."""
+        masks = check_masks(action_masks) if observations is None else check_batch(observations, action_masks)[1]
+        legal = masks != 0
+        picks = self.rng.integers(0, legal.sum(axis=1))  # the pick-th legal action of each row, from 0
+        return (np.cumsum(legal, axis=1) <= picks[:, None]).sum(axis=1).astype(np.int64)

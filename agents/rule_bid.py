@@ -1,0 +1,242 @@
+"""RuleAgent's trump choice and bids, for a batch of decisions at once.
+
+Every card in hand gets a chance of taking a trick, estimated from the cards it cannot see (how
+many higher cards of its suit are likely in other hands, how likely an opponent can trump it); the
+odds of those chances are scaled so that all hands together expect as many tricks as are dealt,
+then towards what the bids already made leave over, and the bid is the legal value with the best
+expected score. One-card rounds are estimated from sampled deals, foresight rounds exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wizard_env.cards import COPIES_OF_SPECIAL, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, NUM_SUITS, WIZARD
+from wizard_env.rules import MAX_HAND_SIZE, round_score
+
+from .rule_view import SUIT_OF, Views, above_in_suit, at_most_chance, none_chance, play_order, trick_winners
+
+#: Chance that a Wizard in hand takes a trick (it loses only to an earlier Wizard in the same trick).
+WIZARD_CHANCE = 0.95
+#: Chance of taking a trick for a trump, an off-trump card and a card of a no-trump round with no
+#: higher card of its suit in other hands; each higher card expected there cuts it by the decay, and
+#: each higher card I have not seen cuts a card that is not trump by SIDE_RANK_DECAY as well.
+#: Calibrated on 3-player self-play; the odds scaling of ``normalised_chances`` fixes the overall level.
+TRUMP_TOP, TRUMP_DECAY = 1.0, 0.15
+SIDE_TOP, SIDE_DECAY, SIDE_RANK_DECAY = 0.6, 0.3, 0.1
+NO_TRUMP_TOP = 0.65
+#: Weight of the tricks the others' known bids leave over, against my own estimate, and the most
+#: tricks those bids may move the estimate by (so that wild bids do not mislead).
+BIDS_SEEN_WEIGHT, BIDS_SEEN_REACH = 0.7, 1.0
+#: Largest chance of a trick any single card is given.
+MAX_CHANCE = 0.98
+#: Deals of the others' cards sampled to estimate a one-card round.
+ONE_CARD_SAMPLES = 200
+#: Weight of a high card when the dealer names trump (per rank above ten).
+TRUMP_HIGH_CARD_WEIGHT = 0.5
+#: Bisection steps that find an odds factor.
+ODDS_STEPS = 30
+
+#: Suited cards in the order the estimate lists a hand: by suit, highest rank first.
+_HAND_ORDER = np.array([s * NUM_RANKS + r for s in range(NUM_SUITS) for r in reversed(range(NUM_RANKS))])
+_MOST_CHANCES = COPIES_OF_SPECIAL + MAX_HAND_SIZE
+#: [tricks taken, bid]: the round's score.
+_SCORES = np.array([[round_score(b, t) for b in range(MAX_HAND_SIZE + 1)] for t in range(_MOST_CHANCES + 1)], dtype=np.float64)
+_HIGH_CARD = np.maximum(0, np.arange(NUM_RANKS) - 8)  # ranks above ten: J 1, Q 2, K 3, A 4
+
+
+def one_card_rows(v: Views) -> np.ndarray:
+    """Bids that are estimated from sampled deals: one card in a hand I can see."""
+    return (v.hand_size == 1) & v.hand.any(axis=1)
+
+
+def choose_trumps(v: Views) -> np.ndarray:
+    """Suit (0..3) to name as trump: where the hand is strongest, length plus weight for cards above ten.
+
+    With no card in view (a foresight round) it is the suit my unseen card most likely wins in.
+    """
+    by_suit = v.hand[:, :NUM_SUITED].reshape(-1, NUM_SUITS, NUM_RANKS)
+    strength = by_suit.sum(axis=2) + TRUMP_HIGH_CARD_WEIGHT * (by_suit * _HIGH_CARD).sum(axis=2)
+    blind = ~v.hand.any(axis=1)
+    if blind.any():
+        b = v.rows(blind)
+        strength[blind] = np.stack([foresight_chance(b, np.full(len(b.phase), suit)) for suit in range(NUM_SUITS)], axis=1)
+    return strength.argmax(axis=1)
+
+
+def choose_bids(v: Views, legal: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """The legal bid (``legal`` [k, 21]) with the best expected score under each estimated trick distribution.
+
+    ``uniforms`` [rows of ``one_card_rows``, ONE_CARD_SAMPLES, >= n - 1]: the draws of the sampled deals.
+    """
+    bids = np.zeros(len(v.phase), dtype=np.int64)
+    blind = ~v.hand.any(axis=1)
+    single = one_card_rows(v)
+    rest = ~blind & ~single
+    for rows, chances in (
+        (blind, lambda b: foresight_chance(b, b.trump)[:, None]),
+        (single, lambda b: one_card_chance(b, uniforms)[:, None]),
+        (rest, normalised_chances),
+    ):
+        if rows.any():
+            bids[rows] = best_bids(chances(v.rows(rows)), legal[rows])
+    return bids
+
+
+def best_bids(chances: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Legal bid with the best expected score when each card wins independently with its chance [k, m]."""
+    k, m = chances.shape
+    dist = np.zeros((k, m + 1))  # distribution of the number of tricks taken
+    dist[:, 0] = 1.0
+    for j in range(m):
+        p = chances[:, j : j + 1]
+        dist[:, 1:] = dist[:, 1:] * (1 - p) + dist[:, :-1] * p
+        dist[:, 0] *= 1 - p[:, 0]
+    expected = np.zeros((k, MAX_HAND_SIZE + 1))
+    for tricks in range(m + 1):  # summed trick by trick, the order the estimate was tuned with
+        expected += dist[:, tricks : tricks + 1] * _SCORES[tricks]
+    return np.where(legal, expected, -np.inf).argmax(axis=1)
+
+
+def foresight_chance(v: Views, trump: np.ndarray) -> np.ndarray:
+    """Chance that my unseen card wins a one-card round with trump ``trump``, given the others' visible cards."""
+    n = v.num_players
+    order = play_order(v.dealer, n)
+    # A candidate for my card sits in every slot whose card I cannot see (mine, at least).
+    slots = np.where(v.visible[:, None, :] != NO_CARD, v.visible[:, None, :], np.arange(NUM_CARD_TYPES)[None, :, None])
+    tricks = np.take_along_axis(slots, np.broadcast_to(order[:, None, :], slots.shape), axis=2)
+    winner = trick_winners(tricks, trump[:, None])
+    mine = np.take_along_axis(order, winner, axis=1) == 0
+    return (v.unseen * mine).sum(axis=1) / np.maximum(1, v.pool)
+
+
+def one_card_chance(v: Views, uniforms: np.ndarray) -> np.ndarray:
+    """Chance that my single card wins a one-card round, over sampled cards of the others.
+
+    Each sample deals n - 1 distinct cards of the unseen pool to slots 1.. in order, uniformly;
+    ``uniforms`` [k, samples, >= n - 1] in [0, 1) drive the draws.
+    """
+    n, k = v.num_players, len(v.phase)
+    samples = uniforms.shape[1]
+    picks: list[np.ndarray] = []  # positions in the pool, listed card type by card type
+    for t in range(n - 1):
+        pick = (uniforms[:, :, t] * (v.pool[:, None] - t)).astype(np.int64)  # the pick-th position not yet taken
+        if picks:
+            for taken in np.sort(np.stack(picks, axis=2), axis=2).transpose(2, 0, 1):
+                pick += pick >= taken
+        picks.append(pick)
+    stride = v.pool.max(initial=0) + 1
+    ends = (np.cumsum(v.unseen, axis=1) + stride * np.arange(k)[:, None]).ravel()
+    positions = np.stack(picks, axis=2) + stride * np.arange(k)[:, None, None]
+    dealt = np.searchsorted(ends, positions, side="right") - NUM_CARD_TYPES * np.arange(k)[:, None, None]
+    mine = np.broadcast_to((v.hand == 1).argmax(axis=1)[:, None, None], (k, samples, 1))
+    slots = np.concatenate([mine, dealt], axis=2)
+    order = np.broadcast_to(play_order(v.dealer, n)[:, None, :], slots.shape)
+    winner = trick_winners(np.take_along_axis(slots, order, axis=2), v.trump[:, None])
+    wins = (np.take_along_axis(order, winner[:, :, None], axis=2)[:, :, 0] == 0).sum(axis=1)
+    return wins / samples
+
+
+def normalised_chances(v: Views) -> np.ndarray:
+    """[k, m] chances of my cards taking a trick, Wizards first, then the suited ones scaled so that all
+    hands together expect the tricks dealt, then towards the tricks the others' known bids leave over."""
+    size, opponents = v.hand_size, v.num_players - 1
+    in_other_hands = size * opponents / np.maximum(1, v.pool)
+    wizards = WIZARD_CHANCE * v.hand[:, WIZARD]
+    their_wizards = WIZARD_CHANCE * v.unseen[:, WIZARD] * in_other_hands
+    mine, theirs = suited_chances(v)
+    held, out = v.hand[:, :NUM_SUITED] > 0, v.unseen[:, :NUM_SUITED] > 0
+    chances = np.where(held, mine, np.where(out, theirs, 0.0))
+    weights = np.where(held, 1.0, in_other_hands[:, None] * v.unseen[:, :NUM_SUITED])
+    factor = odds_factor(chances, weights, np.maximum(0.0, size - wizards - their_wizards))
+    scaled = odds_scaled(chances, factor[:, None])
+
+    # My cards in hand order, left-aligned.
+    count = held.sum(axis=1)
+    width = int(count.max(initial=0))
+    first = np.argsort(~held[:, _HAND_ORDER], axis=1, kind="stable")[:, :width]
+    valid = np.arange(width) < count[:, None]
+    mine = np.where(valid, np.take_along_axis(scaled[:, _HAND_ORDER], first, axis=1), 0.0)
+
+    known = v.bids[:, 1:] >= 0
+    moved = np.flatnonzero(known.any(axis=1) & (count > 0))
+    if moved.size:
+        kn, n_known = known[moved], known[moved].sum(axis=1)
+        expected = wizards[moved] + numpy_sum(mine[moved], count[moved])
+        unknown = (size[moved] - expected) * (opponents - n_known) / opponents
+        bids_left = size[moved] - np.where(kn, v.bids[moved, 1:], 0).sum(axis=1)
+        shift = np.clip(bids_left - unknown - expected, -BIDS_SEEN_REACH, BIDS_SEEN_REACH)
+        target = np.clip(expected + BIDS_SEEN_WEIGHT * shift, 0, size[moved])
+        again = odds_factor(mine[moved], valid[moved].astype(np.float64), np.maximum(0.0, target - wizards[moved]))
+        mine[moved] = odds_scaled(mine[moved], again[:, None])
+    own_wizards = np.arange(v.hand[:, WIZARD].max(initial=0)) < v.hand[:, WIZARD, None]
+    return np.concatenate([np.where(own_wizards, WIZARD_CHANCE, 0.0), np.minimum(mine, MAX_CHANCE)], axis=1)
+
+
+def suited_chances(v: Views) -> tuple[np.ndarray, np.ndarray]:
+    """[k, 52] chances that each suited card takes a trick: held by me, and unseen (in a hand facing mine)."""
+    size, opponents = v.hand_size[:, None], v.num_players - 1
+    pool = np.maximum(1, v.pool)[:, None]
+    higher, my_higher = above_in_suit(v.unseen), above_in_suit(v.hand)
+    mine = card_chances(v, higher * size * opponents / pool, higher, my_higher)
+    theirs = card_chances(v, my_higher + higher * size * (opponents - 1) / pool, higher + my_higher, np.zeros_like(higher))
+    return np.minimum(mine, MAX_CHANCE), np.minimum(theirs, MAX_CHANCE)
+
+
+def card_chances(v: Views, held_above: np.ndarray, higher: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """[k, 52] chance that each suited card takes a trick, given the higher cards of its suit expected in
+    the hands facing it (``held_above``), not seen (``higher``) and beside it in its hand (``depth``)."""
+    trump = v.trump[:, None]
+    trumps = TRUMP_TOP * np.exp(-TRUMP_DECAY * held_above)
+    side = np.exp(-SIDE_DECAY * held_above - SIDE_RANK_DECAY * higher)
+    ruffable = SIDE_TOP * not_ruffed_chance(v, depth) * side
+    return np.where(SUIT_OF[:NUM_SUITED] == trump, trumps, np.where(trump == NO_SUIT, NO_TRUMP_TOP * side, ruffable))
+
+
+def not_ruffed_chance(v: Views, depth: np.ndarray) -> np.ndarray:
+    """[k, 52] chance that no opponent trumps each off-trump card when it is the ``depth``-th of its suit."""
+    size, pool = v.hand_size[:, None], np.maximum(1, v.pool)[:, None]
+    in_suit = np.repeat(v.suit_unseen[:, :NUM_SUITS], NUM_RANKS, axis=1)
+    trumps = v.suit_unseen[np.arange(len(v.trump)), v.trump][:, None]
+    short = at_most_chance(pool, in_suit, size, depth)
+    has_trump = 1 - none_chance(pool - in_suit, trumps, size)
+    base = 1 - short * has_trump
+    return np.power(base, np.full(base.shape, float(v.num_players - 1)))  # an array exponent: libm's pow
+
+
+def odds_scaled(chances: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """Chances with their odds multiplied by ``factor``: sure cards stay nearly sure, the rest move most."""
+    return factor * chances / (1 - chances + factor * chances)
+
+
+def odds_factor(chances: np.ndarray, weights: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """[k]: the odds factor that makes each row's weighted chances add up to its ``total`` (by bisection)."""
+    low, high = np.full(len(total), -8.0), np.full(len(total), 8.0)
+    lose = 1 - chances
+    for _ in range(ODDS_STEPS):
+        mid = (low + high) / 2
+        win = np.exp(mid)[:, None] * chances
+        below = (weights * (win / (lose + win))).sum(axis=1) < total
+        low, high = np.where(below, mid, low), np.where(below, high, mid)
+    return np.exp((low + high) / 2)
+
+
+def numpy_sum(values: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Sum of the first ``count`` values of each row, added in the order numpy sums a 1-D array
+    (one running sum below 8 values, else 8 running sums, paired, then the rest), so equal to the bit."""
+    k, width = values.shape
+    values = np.pad(values, ((0, 0), (0, max(0, 8 - width))))
+    short = np.full(k, -0.0)
+    for i in range(7):
+        short = np.where(i < count, short + values[:, i], short)
+    lanes = [values[:, j].copy() for j in range(8)]
+    blocks = count // 8
+    for block in range(1, (width + 7) // 8):
+        for j in range(8):
+            i = 8 * block + j
+            if i < width:
+                lanes[j] = np.where(block < blocks, lanes[j] + values[:, i], lanes[j])
+    total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+    for i in range(8, width):
+        total = np.where((i >= 8 * blocks) & (i < count), total + values[:, i], total)
+    return np.where(count < 8, short, total)
