@@ -63,10 +63,9 @@ def position(
     game = WizardGame(Rules.make(n, rounds=[size]), seed)
     game.hands = np.array([counts(h) for h in hands], dtype=np.int8)
     game.played = np.zeros((n, NUM_CARD_TYPES), dtype=np.int8)
-    game.trick_cards = []
     for i, name in enumerate(trick):
         game.played[(leader + i) % n, card(name)] += 1
-        game.trick_cards.append(card(name))
+    game.trick_cards = [card(name) for name in trick]
     game.trump = suit_index(trump)
     game.trump_card = NO_CARD if trump is None else card("2" + trump)
     game.bids = np.array(bids if bids is not None else [0] * n, dtype=np.int64)

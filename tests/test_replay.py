@@ -121,8 +121,13 @@ def test_legal_is_written_only_when_asked_and_holds_the_choice_made():
         for trick in rnd["tricks"]:
             for play in trick["plays"]:
                 assert play["card"] in play["legal"]
-    last_bid = full["rounds"][3]["bids"][-1]  # the dealer, restricted by the plus/minus-1 rule
-    assert len(last_bid["legal"]) == 4
+    restricted = 0
+    for size, rnd in enumerate(full["rounds"], start=1):  # the dealer bids last, under the plus/minus-1 rule
+        *others, last = rnd["bids"]
+        forbidden = size - sum(b["bid"] for b in others)
+        assert forbidden not in last["legal"] and len(last["legal"]) == size + (0 if 0 <= forbidden <= size else 1)
+        restricted += 0 <= forbidden <= size
+    assert restricted
     assert "legal" in result.game.log[0]["bids"][0], "stripping must not change the game's own log"
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from agents import RandomAgent, RuleAgent
 from wizard_env.cards import NO_CARD, NO_SUIT, SUITS, WIZARD, parse_card
-from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
+from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame, deal
 from wizard_env.observation import observe
 from wizard_env.rules import Rules, trick_winner, trump_from_card
 from wizard_env.simulate import play_game
@@ -75,8 +75,9 @@ def test_only_legal_actions_in_full_games(players: int, variant: dict):
 
 
 def test_only_legal_actions_in_a_standard_game_with_turned_wizards():
-    # seed 3 turns up at least one Wizard, so the dealer names trump
-    result = play_game(Rules.make(3), [CheckedRuleAgent(s) for s in range(3)], seed=3, record=True)
+    rules = Rules.make(3)
+    seed = next(s for s in range(100) if any(deal(s, r, 3, size)[1] == WIZARD for r, size in enumerate(rules.hand_sizes)))
+    result = play_game(rules, [CheckedRuleAgent(s) for s in range(3)], seed=seed, record=True)
     assert any(r["trump_card"] == "Wiz" for r in result.game.log)
     assert all(r["trump"] is not None for r in result.game.log if r["trump_card"] == "Wiz")
 

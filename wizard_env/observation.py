@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cards import NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_SUITS
-from .game import Phase, WizardGame
+from .actions import Phase
 from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 
 ROUND_SCALE = 1 / MAX_HAND_SIZE
@@ -89,41 +89,63 @@ def decode(observation: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def is_foresight_round(game: WizardGame) -> bool:
-    """Whether players see the others' cards instead of their own this round."""
+def is_foresight_round(game) -> bool:
+    """Whether players see the others' cards instead of their own this round (a WizardGame)."""
     return game.rules.foresight and game.hand_size == 1
 
 
-def observe(game: WizardGame, observer: int) -> np.ndarray:
-    """Observation vector of ``game`` for seat ``observer``: what that player legally knows."""
-    n = game.num_players
-    raw = np.zeros(OBS_SIZE, dtype=np.float32)
-    view = {f.name: raw[SLICES[f.name]].reshape(f.shape) for f in FIELDS}
-    slots = (observer + np.arange(n)) % n  # slot k holds seat slots[k]
-    view["num_players"][n - MIN_PLAYERS] = 1
-    view["phase"][game.phase] = 1
-    view["round"][0] = game.round_index + 1
-    view["num_rounds"][0] = game.rules.num_rounds
-    view["hand_size"][0] = game.hand_size
-    view["dealer"][(game.dealer - observer) % n] = 1
-    if game.trump_card != NO_CARD:
-        view["trump_card"][game.trump_card] = 1
-    if game.phase != Phase.TRUMP:
-        view["trump"][NO_TRUMP_INDEX if game.trump == NO_SUIT else game.trump] = 1
-    for k, seat in enumerate(slots):
-        if game.bid_visible(observer, seat):
-            view["bid_known"][k], view["bids"][k] = 1, game.bids[seat]
-    view["tricks_won"][:n] = game.tricks_won[slots]
-    view["leader"][(game.leader - observer) % n] = 1
-    for seat, card in zip(game.trick_seats, game.trick_cards):
-        view["trick"][(seat - observer) % n, card] = 1
-    view["played"][:n] = game.played[slots]
-    if is_foresight_round(game):
-        view["foresight"][1:n] = game.hands[slots[1:]]
-    else:
-        view["hand"][:] = game.hands[observer]
-    view["scores"][:n] = game.totals[slots]
-    return raw * SCALE
+def observe(game, observer: int) -> np.ndarray:
+    """Observation vector of a ``WizardGame`` for seat ``observer``: what that player legally knows."""
+    return encode(game.batch, np.zeros(1, dtype=np.intp), np.array([observer]))[0]
+
+
+def encode(batch, games: np.ndarray, observers: np.ndarray) -> np.ndarray:
+    """Observations [k, OBS_SIZE] of games ``games`` of a ``WizardBatch``, for seats ``observers``."""
+    n, k = batch.num_players, len(games)
+    out = np.zeros((k, OBS_SIZE), dtype=np.float32)
+    rows = np.arange(k)
+    observers = observers.astype(np.intp)
+    slots = (observers[:, None] + np.arange(n)) % n  # slot j of row i holds seat slots[i, j]
+    by_slot = (games[:, None], slots)
+    # int8 state is widened before it becomes an index into the 1,132 floats
+    phase = batch.phase[games].astype(np.intp)
+    rounds = batch.round_index[games].astype(np.intp)
+    size = batch.hand_sizes[rounds]
+    start = {name: s.start for name, s in SLICES.items()}
+
+    out[:, start["num_players"] + n - MIN_PLAYERS] = 1
+    out[rows, start["phase"] + phase] = 1
+    out[:, start["round"]] = (rounds + 1) * ROUND_SCALE
+    out[:, start["num_rounds"]] = batch.rules.num_rounds * ROUND_SCALE
+    out[:, start["hand_size"]] = size * ROUND_SCALE
+    out[rows, start["dealer"] + (batch.dealer[games] - observers) % n] = 1
+    card = batch.trump_card[games].astype(np.intp)
+    turned = card != NO_CARD
+    out[rows[turned], start["trump_card"] + card[turned]] = 1
+    trump = batch.trump[games].astype(np.intp)
+    chosen = phase != Phase.TRUMP
+    out[rows[chosen], start["trump"] + np.where(trump == NO_SUIT, NO_TRUMP_INDEX, trump)[chosen]] = 1
+    known = np.take_along_axis(batch.bids_visible(games, observers), slots, axis=1)
+    out[:, start["bid_known"] : start["bid_known"] + n] = known
+    out[:, start["bids"] : start["bids"] + n] = np.where(known, batch.bids[by_slot], 0) * ROUND_SCALE
+    out[:, start["tricks_won"] : start["tricks_won"] + n] = batch.tricks_won[by_slot] * ROUND_SCALE
+    out[rows, start["leader"] + (batch.leader[games] - observers) % n] = 1
+    leader, trick, played = batch.leader[games].astype(np.intp), batch.trick[games].astype(np.intp), batch.trick_len[games]
+    for position in range(n - 1):  # a full trick is cleared as soon as it is won
+        on = np.flatnonzero(played > position)
+        slot = (leader[on] + position - observers[on]) % n
+        out[on, start["trick"] + slot * NUM_CARD_TYPES + trick[on, position]] = 1
+    cards = slice(start["played"], start["played"] + n * NUM_CARD_TYPES)
+    out[:, cards] = batch.played[by_slot].reshape(k, -1)
+    foresight = (size == 1) if batch.rules.foresight else np.zeros(k, dtype=bool)
+    if foresight.any():
+        f = np.flatnonzero(foresight)
+        others = slice(start["foresight"] + NUM_CARD_TYPES, start["foresight"] + n * NUM_CARD_TYPES)
+        out[f, others] = batch.hands[games[f, None], slots[f, 1:]].reshape(len(f), -1)
+    own = np.flatnonzero(~foresight)
+    out[own, start["hand"] : start["hand"] + NUM_CARD_TYPES] = batch.hands[games[own], observers[own]]
+    out[:, start["scores"] : start["scores"] + n] = batch.totals[by_slot] * SCORE_SCALE
+    return out
 
 
 def layout_table() -> str:

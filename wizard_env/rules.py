@@ -146,84 +146,121 @@ def trump_from_card(card: int) -> int:
 
     A turned Wizard also gives NO_SUIT here; the dealer then chooses the suit.
     """
-    if card == NO_CARD or card >= NUM_SUITED:
-        return NO_SUIT
-    return int(CARD_SUIT[card])
+    return int(trumps_from_cards(np.array([card]))[0])
 
 
-def suit_to_follow(trick: Sequence[int]) -> int:
-    """Suit that must be followed, given the cards played so far in trick order.
+def trumps_from_cards(cards: np.ndarray) -> np.ndarray:
+    """``trump_from_card`` for an array of turned cards (NO_CARD where none was turned)."""
+    cards = np.asarray(cards)
+    suited = (cards >= 0) & (cards < NUM_SUITED)
+    return np.where(suited, CARD_SUIT[np.where(suited, cards, 0)], NO_SUIT).astype(np.int8)
+
+
+# The functions below take a batch of games (leading axis) and state each rule once; the
+# single-game forms are a batch of one. A trick is a row of cards in play order, NO_CARD-padded.
+
+
+def suits_to_follow(tricks: np.ndarray) -> np.ndarray:
+    """Suit that must be followed in each trick (NO_SUIT if none).
 
     The first non-Jester card sets it; if that card is a Wizard (or only Jesters were played),
     there is no suit to follow.
     """
-    for card in trick:
-        if card != JESTER:
-            return NO_SUIT if card == WIZARD else int(CARD_SUIT[card])
-    return NO_SUIT
+    tricks = np.asarray(tricks).reshape(len(tricks), -1)
+    sets_suit = (tricks != NO_CARD) & (tricks != JESTER)
+    first = tricks[np.arange(len(tricks)), sets_suit.argmax(axis=1)]
+    suited = sets_suit.any(axis=1) & (first != WIZARD)
+    return np.where(suited, CARD_SUIT[np.where(suited, first, 0)], NO_SUIT)
 
 
-def legal_cards(hand: np.ndarray, trick: Sequence[int]) -> np.ndarray:
-    """Boolean mask over card types that may be played from ``hand`` (counts) onto ``trick``.
+def suit_to_follow(trick: Sequence[int]) -> int:
+    """``suits_to_follow`` for one trick."""
+    return int(suits_to_follow(_one_trick(trick))[0])
+
+
+def legal_cards_batch(hands: np.ndarray, tricks: np.ndarray) -> np.ndarray:
+    """Boolean masks [k, card types] of the cards each hand (counts) may play onto its trick.
 
     Follow suit if you can; a Wizard or a Jester may always be played instead.
     """
-    held = hand > 0
-    suit = suit_to_follow(trick)
-    if suit != NO_SUIT:
-        of_suit = held & (CARD_SUIT == suit)
-        if of_suit.any():
-            of_suit[WIZARD] = held[WIZARD]
-            of_suit[JESTER] = held[JESTER]
-            return of_suit
-    return held
+    held = hands > 0
+    suit = suits_to_follow(tricks)
+    of_suit = held & (CARD_SUIT == suit[:, None]) & (suit[:, None] != NO_SUIT)
+    must_follow = of_suit.any(axis=1)
+    of_suit[:, WIZARD] = held[:, WIZARD]
+    of_suit[:, JESTER] = held[:, JESTER]
+    return np.where(must_follow[:, None], of_suit, held)
 
 
-def trick_winner(trick: Sequence[int], trump: int) -> int:
-    """Index (in play order) of the card that wins a complete trick.
+def legal_cards(hand: np.ndarray, trick: Sequence[int]) -> np.ndarray:
+    """``legal_cards_batch`` for one hand."""
+    return legal_cards_batch(np.asarray(hand)[None], _one_trick(trick))[0]
+
+
+# Ranking keys of a card in a complete trick: a Wizard beats trumps, which beat the suit led,
+# which beats other suits; a Jester ranks lowest. Ties go to the card played first.
+_KEY_WIZARD = 3 * NUM_RANKS
+_KEY_TRUMP = 2 * NUM_RANKS
+_KEY_LED = NUM_RANKS
+_KEY_OTHER = 0
+_KEY_JESTER = -1
+
+
+def trick_winners(tricks: np.ndarray, trumps: np.ndarray) -> np.ndarray:
+    """Index (in play order) of the winning card of each complete trick.
 
     The first Wizard; else the highest trump; else the highest card of the suit led;
     if every card is a Jester, the first Jester.
     """
-    led = suit_to_follow(trick)
-    best, best_key = 0, -1
-    for i, card in enumerate(trick):
-        if card == WIZARD:
-            return i
-        if card == JESTER:
-            continue
-        suit, rank = int(CARD_SUIT[card]), int(CARD_RANK[card])
-        if suit == trump:
-            key = 2 * NUM_RANKS + rank
-        elif suit == led:
-            key = NUM_RANKS + rank
-        else:
-            key = 0
-        if key > best_key:
-            best, best_key = i, key
-    return best
+    tricks = np.asarray(tricks)
+    suit = CARD_SUIT[tricks]
+    rank = CARD_RANK[tricks].astype(np.int16)
+    led = suits_to_follow(tricks)[:, None]
+    trumps = np.asarray(trumps).reshape(-1, 1)
+    key = np.where(suit == trumps, _KEY_TRUMP + rank, np.where(suit == led, _KEY_LED + rank, _KEY_OTHER))
+    key = np.where(tricks == WIZARD, _KEY_WIZARD, np.where(tricks == JESTER, _KEY_JESTER, key))
+    return key.argmax(axis=1)
 
 
-def legal_bids(hand_size: int, bids_so_far: Sequence[int], is_last: bool, bid_total_rule: bool) -> np.ndarray:
-    """Boolean mask over bids 0..MAX_HAND_SIZE.
+def trick_winner(trick: Sequence[int], trump: int) -> int:
+    """``trick_winners`` for one complete trick."""
+    return int(trick_winners(_one_trick(trick), np.array([trump]))[0])
+
+
+def legal_bids_batch(hand_sizes: np.ndarray, bid_sums: np.ndarray, is_last: np.ndarray, bid_total_rule: bool) -> np.ndarray:
+    """Boolean masks [k, 0..MAX_HAND_SIZE] of the bids each bidder may make.
 
     Any bid from 0 to the hand size; with the plus/minus-1 rule the last bidder may not make
     the total of bids equal the number of tricks.
     """
-    mask = np.zeros(MAX_HAND_SIZE + 1, dtype=bool)
-    mask[: hand_size + 1] = True
-    if bid_total_rule and is_last:
-        forbidden = hand_size - int(sum(bids_so_far))
-        if 0 <= forbidden <= hand_size:
-            mask[forbidden] = False
+    hand_sizes = np.asarray(hand_sizes)[:, None]
+    bids = np.arange(MAX_HAND_SIZE + 1)
+    mask = bids <= hand_sizes
+    if bid_total_rule:
+        forbidden = hand_sizes - np.asarray(bid_sums)[:, None]
+        mask &= ~((bids == forbidden) & np.asarray(is_last)[:, None])
     return mask
 
 
-def round_score(bid: int, tricks: int) -> int:
+def legal_bids(hand_size: int, bids_so_far: Sequence[int], is_last: bool, bid_total_rule: bool) -> np.ndarray:
+    """``legal_bids_batch`` for one bidder, given the bids made before."""
+    return legal_bids_batch(np.array([hand_size]), np.array([sum(bids_so_far)]), np.array([is_last]), bid_total_rule)[0]
+
+
+def round_scores(bids: np.ndarray, tricks: np.ndarray) -> np.ndarray:
     """Points for one round: 20 + 10 per trick when the bid is met, else -10 per trick off."""
-    if bid == tricks:
-        return MADE_BID_BONUS + POINTS_PER_TRICK * tricks
-    return -PENALTY_PER_TRICK_OFF * abs(bid - tricks)
+    bids, tricks = np.asarray(bids, dtype=np.int64), np.asarray(tricks, dtype=np.int64)
+    return np.where(bids == tricks, MADE_BID_BONUS + POINTS_PER_TRICK * tricks, -PENALTY_PER_TRICK_OFF * np.abs(bids - tricks))
+
+
+def round_score(bid: int, tricks: int) -> int:
+    """``round_scores`` for one player."""
+    return int(round_scores(bid, tricks))
+
+
+def _one_trick(trick: Sequence[int]) -> np.ndarray:
+    """One trick as a batch of one (an empty trick becomes a single NO_CARD slot)."""
+    return np.array(list(trick) or [NO_CARD], dtype=np.int64)[None]
 
 
 def winners(totals: Sequence[int]) -> list[int]:
