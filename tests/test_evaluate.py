@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 
 from agents.base import Agent
+from agents.registry import make_agent
 from helpers import oracle_score
 from training import eval_report
 from training.evaluate import GameRecords, evaluate, mean_ci, play_games, ratings, seatings, summarise
 from wizard_env.cli import main
-from wizard_env.game import BID_OFFSET, CARD_OFFSET
+from wizard_env.game import BID_OFFSET, CARD_OFFSET, WizardGame
+from wizard_env.observation import observe
 from wizard_env.rules import Rules
 
 Z = 1.959963984540054  # the 0.975 quantile of the standard normal distribution
@@ -36,6 +38,29 @@ class FixedBidAgent(Agent):
         if action_mask[BID_OFFSET + self.bid] and not action_mask[CARD_OFFSET:].any():
             return BID_OFFSET + self.bid
         return int(np.flatnonzero(action_mask)[0])
+
+
+def play_games_one_by_one(rules: Rules, tables: list[list[Agent]], seeds: list[int]) -> GameRecords:
+    """The oracle for ``play_games``: each game in turn on the single-game engine, read from its replay log."""
+    records = GameRecords.empty(len(seeds), rules.num_players, rules.num_rounds)
+    for k, (seed, agents) in enumerate(zip(seeds, tables)):
+        game = WizardGame(rules, seed, record=True)
+        while not game.is_over:
+            seat = game.current
+            game.step(agents[seat].act(observe(game, seat), game.legal_mask()))
+        records.seeds[k], records.totals[k] = seed, game.totals
+        for rnd, log in enumerate(game.log):
+            for bid in log["bids"]:
+                records.bids[k, rnd, bid["seat"]] = bid["bid"]
+            records.tricks[k, rnd] = log["tricks_won"]
+            records.hand_sizes[k, rnd], records.dealers[k, rnd] = rules.hand_sizes[rnd], log["dealer"]
+    return records
+
+
+def assert_same_records(a: GameRecords, b: GameRecords) -> None:
+    """Assert two sets of records are identical, field by field."""
+    for name in ("seeds", "totals", "bids", "tricks", "hand_sizes", "dealers"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
 def entries_by_seat(records: GameRecords) -> np.ndarray:
@@ -70,7 +95,9 @@ def test_permutations_play_every_order_of_the_agents_once_per_deal():
 def test_play_games_records_agree_with_the_scoring_rules():
     rules = Rules.make(3, [1, 4, 2])
     agents = [FixedBidAgent(1), FixedBidAgent(0), FixedBidAgent(2)]
-    records = play_games(rules, [agents, agents[::-1]], [11, 12])
+    finished = []
+    records = play_games(rules, [agents, agents[::-1]], [11, 12], progress=finished.append)
+    assert sum(finished) == 2
     assert records.seeds.tolist() == [11, 12]
     assert records.hand_sizes.tolist() == [[1, 4, 2]] * 2
     assert (records.tricks.sum(axis=2) == records.hand_sizes).all()
@@ -79,6 +106,18 @@ def test_play_games_records_agree_with_the_scoring_rules():
         for seat in range(3):
             rounds = zip(records.bids[g, :, seat], records.tricks[g, :, seat])
             assert records.totals[g, seat] == sum(oracle_score(int(b), int(t)) for b, t in rounds)
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 64])
+def test_play_games_in_batches_matches_the_single_game_engine(batch_size):
+    rules = Rules.make(4, [2, 5, 3], bidding="hidden")  # no one-card round: RuleAgent draws no random numbers
+    rule = [make_agent("rule", s) for s in range(2)]
+    fixed = [FixedBidAgent(1), FixedBidAgent(0)]
+    tables = [[rule[0], fixed[0], rule[1], fixed[1]], [fixed[1], rule[0], fixed[0], rule[1]],
+              [rule[1], rule[0], fixed[1], fixed[0]]] * 3
+    seeds = [5, 5, 7, 9, 11, 5, 123456789, 8, 8]
+    got = play_games(rules, tables, seeds, batch_size=batch_size)
+    assert_same_records(got, play_games_one_by_one(rules, tables, seeds))
 
 
 def test_play_games_rejects_a_table_of_the_wrong_size():
@@ -180,7 +219,8 @@ def test_eval_writes_json_and_png_and_prints_the_table(tmp_path, capsys):
     assert (data["format"], data["deals"], data["games"], data["reference"]) == ("wizard-eval/1", 2, 8, "rule")
     rule, rand = data["specs"]
     assert rule["entries"] == [0, 2] and rand["entries"] == [1, 3]
-    assert rule["mean_score"] == pytest.approx(np.mean([data["entries"][0]["mean_score"], data["entries"][2]["mean_score"]]))
+    pooled = np.mean([data["entries"][0]["mean_score"], data["entries"][2]["mean_score"]])
+    assert rule["mean_score"] == pytest.approx(pooled)  # the row of a spec pools its seats
     assert "| rule | 2 |" in printed and "| random | 2 |" in printed
     assert "its seats pooled" in printed
     assert f"wrote {out / 'eval.json'}, {out / 'eval.png'}" in printed

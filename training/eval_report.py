@@ -74,7 +74,8 @@ def _stats_json(s: Stats) -> dict:
         "bid_accuracy": s.bid_accuracy,
         "bid_accuracy_by_hand_size": [{"hand_size": k, "accuracy": a, "rounds": c} for k, a, c in s.by_hand_size],
         "bid_accuracy_by_position": [{"position": k, "accuracy": a, "rounds": c} for k, a, c in s.by_position],
-        "rating": None if s.rating is None else {"mu": s.rating.mu, "sigma": s.rating.sigma, "ordinal": s.rating.ordinal},
+        "rating": None if s.rating is None else
+        {"mu": s.rating.mu, "sigma": s.rating.sigma, "ordinal": s.rating.ordinal},
     }
 
 
@@ -137,7 +138,8 @@ def plot(result: EvalResult) -> Figure:
                xticks=list(range(result.rules.num_players)))
     for ax in (score_ax, diff_ax):
         ax.invert_yaxis()  # first agent on top, as in the table
-    diff_ax.margins(x=0.15)
+    diff_ax.use_sticky_edges = False  # room on both sides of the zero line
+    diff_ax.margins(x=0.1)
     hand_ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     hand_ax.legend()
     fig.suptitle(f"{describe_rules(result.rules)}\n{_orders_text(result)}, seed {result.seed}", fontsize=9)

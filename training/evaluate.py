@@ -25,13 +25,13 @@ from openskill.models import PlackettLuce
 
 from agents.base import Agent
 from agents.registry import AGENT_NAMES, make_agent, parse_spec
-from wizard_env.game import WizardGame
-from wizard_env.observation import observe
+from wizard_env.actions import Phase
+from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
 
 Z_95 = 1.959963984540054
-#: More seats than this make every ordering too many games per deal.
-MAX_PERMUTATION_PLAYERS = 6
+#: Games ``play_games`` runs in lockstep at most (their observations take 4.5 KB each per step).
+DEFAULT_BATCH_SIZE = 4096
 
 HELP = "compare agents on duplicate deals: every agent plays every deal from every seat"
 DESCRIPTION = (
@@ -72,33 +72,56 @@ def play_games(
     agents_by_seat_per_game: Sequence[Sequence[Agent]],
     seeds: Sequence[int],
     progress: Callable[[int], object] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> GameRecords:
     """Play game k with seed ``seeds[k]`` and ``agents_by_seat_per_game[k][s]`` in seat s; return the records.
 
-    ``progress(count)`` is called as games finish. Games are played one after another, in order,
-    so agents that keep state (a random generator) see them in a fixed order.
+    Up to ``batch_size`` games run in lockstep on ``WizardBatch``; at each step every agent
+    decides, in one ``act_batch`` call, for all the games where it is to move. ``progress(count)``
+    is called as games finish. Same arguments, same records.
     """
     n = rules.num_players
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, not {batch_size}")
     if len(agents_by_seat_per_game) != len(seeds):
         raise ValueError(f"{len(seeds)} game seeds but {len(agents_by_seat_per_game)} seatings of agents")
-    records = GameRecords.empty(len(seeds), n, rules.num_rounds)
-    for k, (seed, agents) in enumerate(zip(seeds, agents_by_seat_per_game)):
+    for k, agents in enumerate(agents_by_seat_per_game):
         if len(agents) != n:
             raise ValueError(f"game {k}: {n} players need {n} agents, got {len(agents)}")
-        game = WizardGame(rules, seed, record=True)
-        while not game.is_over:
-            seat = game.current
-            game.step(agents[seat].act(observe(game, seat), game.legal_mask()), actor=f"seat {seat}")
-        records.seeds[k] = game.seed
-        for rnd, log in enumerate(game.log):  # the replay log holds each round's bids, tricks and dealer
-            for bid in log["bids"]:
-                records.bids[k, rnd, bid["seat"]] = bid["bid"]
-            records.tricks[k, rnd] = log["tricks_won"]
-            records.hand_sizes[k, rnd], records.dealers[k, rnd] = rules.hand_sizes[rnd], log["dealer"]
-        records.totals[k] = game.totals
-        if progress is not None:
-            progress(1)
+    records = GameRecords.empty(len(seeds), n, rules.num_rounds)
+    for start in range(0, len(seeds), batch_size):
+        stop = min(start + batch_size, len(seeds))
+        _play_batch(rules, agents_by_seat_per_game[start:stop], seeds[start:stop], records, start, progress)
     return records
+
+
+def _play_batch(rules: Rules, tables: Sequence[Sequence[Agent]], seeds: Sequence[int], records: GameRecords,
+                offset: int, progress: Callable[[int], object] | None) -> None:
+    """Play one batch of games to the end, writing their records from row ``offset`` on."""
+    batch = WizardBatch(rules, seeds=[int(s) for s in seeds], autoreset=False)
+    distinct = list({id(a): a for table in tables for a in table}.values())  # in order of first seat taken
+    index = {id(a): i for i, a in enumerate(distinct)}
+    agent_at = np.array([[index[id(a)] for a in table] for table in tables])  # [game, seat] -> agent
+    rounds_done = np.zeros(len(seeds), dtype=np.int64)
+    records.seeds[offset:offset + len(seeds)] = batch.game_seed
+    while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
+        who = agent_at[live, batch.current[live]]
+        observations, masks = batch.observe(live), batch.legal_masks(live)
+        actions = np.empty(live.size, dtype=np.int64)
+        for a in np.unique(who):
+            mine = who == a
+            actions[mine] = distinct[a].act_batch(observations[mine], masks[mine])
+        batch.step(actions, live)
+        ended = np.flatnonzero(batch.round_over)
+        rows, rnd = offset + ended, rounds_done[ended]
+        records.bids[rows, rnd], records.tricks[rows, rnd] = batch.round_bids[ended], batch.round_tricks[ended]
+        records.hand_sizes[rows, rnd] = batch.round_hand_size[ended]
+        records.dealers[rows, rnd] = batch.round_dealer[ended]
+        rounds_done[ended] += 1
+        over = np.flatnonzero(batch.game_over)
+        records.totals[offset + over] = batch.final_totals[over]
+        if progress is not None and over.size:
+            progress(int(over.size))
 
 
 def seatings(num_players: int, permutations: bool = False) -> list[tuple[int, ...]]:
@@ -107,8 +130,6 @@ def seatings(num_players: int, permutations: bool = False) -> list[tuple[int, ..
     Rotations put entry e in seat (e + r) mod n in order r; permutations are every ordering.
     """
     if permutations:
-        if num_players > MAX_PERMUTATION_PLAYERS:
-            raise ValueError(f"--permutations with {num_players} players is too many orderings per deal")
         return list(itertools.permutations(range(num_players)))
     return [tuple((s - r) % num_players for s in range(num_players)) for r in range(num_players)]
 
@@ -144,7 +165,10 @@ class Rating:
 
 
 def ratings(scores: np.ndarray) -> list[Rating]:
-    """Plackett-Luce ratings of K players from their scores in each game, ``scores[game, player]``, in game order."""
+    """Plackett-Luce ratings of K players from their scores in each game, ``scores[game, player]``, in game order.
+
+    Higher scores rank first; equal scores share a rank.
+    """
     model = PlackettLuce()
     current = [model.rating(name=str(p)) for p in range(scores.shape[1])]
     for row in scores:
@@ -166,7 +190,7 @@ class Stats:
     bid_accuracy: float  # fraction of rounds bid exactly
     by_hand_size: list[tuple[int, float, int]]  # (hand size, bid accuracy, rounds)
     by_position: list[tuple[int, float, int]]  # (bidding position, 0 = left of dealer; accuracy, rounds)
-    rating: Rating | None
+    rating: Rating | None  # from per-game rankings (a spec ranks by its seats' mean total); None if alone
 
 
 def _accuracy_by(keys: np.ndarray, met: np.ndarray) -> list[tuple[int, float, int]]:
@@ -209,7 +233,10 @@ class EvalResult:
 
 def summarise(rules: Rules, specs: Sequence[str], orders: Sequence[tuple[int, ...]], records: GameRecords,
               reference: str) -> tuple[np.ndarray, list[Stats], list[Stats]]:
-    """Per-deal entry scores, spec rows and entry rows from the records of the games, deal by deal."""
+    """Per-deal entry scores, spec rows and entry rows from the records of the games, deal by deal.
+
+    Spec rows are compared with the reference spec's pooled seats, entry rows with its first entry.
+    """
     n, per_deal = rules.num_players, len(orders)
     games = len(records.seeds)
     seating = np.tile(np.asarray(orders), (games // per_deal, 1))  # [games, seat] -> entry
@@ -218,17 +245,21 @@ def summarise(rules: Rules, specs: Sequence[str], orders: Sequence[tuple[int, ..
     totals = records.totals[rows, seat_of]  # [games, entries]
     deal_scores = totals.reshape(-1, per_deal, n).mean(axis=1)
     wins = win_shares(records.totals)[rows, seat_of]
-    met = (records.bids == records.tricks)[rows[:, :, None], np.arange(rules.num_rounds)[None, :, None], seat_of[:, None, :]]
+    rounds = np.arange(rules.num_rounds)[None, :, None]
+    met = (records.bids == records.tricks)[rows[:, :, None], rounds, seat_of[:, None, :]]  # [games, rounds, entries]
     hand = np.broadcast_to(records.hand_sizes[:, :, None], met.shape)
     position = (seat_of[:, None, :] - records.dealers[:, :, None] - 1) % n
     names = list(dict.fromkeys(specs))
     groups = {name: [e for e, s in enumerate(specs) if s == name] for name in names}
-    ref_entry = groups[reference][0]
-    spec_ratings = ratings(np.stack([totals[:, groups[g]].mean(axis=1) for g in names], axis=1)) if len(names) > 1 else [None] * len(names)
-    spec_rows = [_stats(g, groups[g], deal_scores, deal_scores[:, groups[reference]].mean(axis=1), wins, met, hand,
-                        position, r) for g, r in zip(names, spec_ratings)]
-    entry_rows = [_stats(s, [e], deal_scores, deal_scores[:, ref_entry], wins, met, hand, position, r)
-                  for e, (s, r) in enumerate(zip(specs, ratings(totals)))]
+    # In a game a spec scores the mean total of its seats; a spec alone has nobody to be ranked against.
+    spec_totals = np.stack([totals[:, groups[name]].mean(axis=1) for name in names], axis=1)
+    spec_ratings = ratings(spec_totals) if len(names) > 1 else [None]
+    ref_scores = deal_scores[:, groups[reference]].mean(axis=1)
+    spec_rows = [_stats(name, groups[name], deal_scores, ref_scores, wins, met, hand, position, rating)
+                 for name, rating in zip(names, spec_ratings)]
+    ref_entry = deal_scores[:, groups[reference][0]]
+    entry_rows = [_stats(spec, [e], deal_scores, ref_entry, wins, met, hand, position, rating)
+                  for e, (spec, rating) in enumerate(zip(specs, ratings(totals)))]
     return deal_scores, spec_rows, entry_rows
 
 
@@ -291,7 +322,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--permutations", action="store_true",
                         help="play every ordering of the agents (n! games per deal) instead of the n rotations")
     parser.add_argument("--reference", metavar="NAME",
-                        help="agent the paired differences are taken to (default: the first rule, else the first agent)")
+                        help="agent the paired differences are taken to "
+                        "(default: the first rule, else the first agent)")
     parser.add_argument("--out", metavar="DIR", help="folder for eval.json and eval.png (default runs/eval-SEED)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -311,7 +343,8 @@ def run(args: argparse.Namespace) -> int:
     for spec in specs:
         parse_spec(spec)
     if len(specs) != rules.num_players:
-        raise ValueError(f"--agents names {len(specs)} agents for {rules.num_players} seats: give exactly {rules.num_players}")
+        n = rules.num_players
+        raise ValueError(f"--agents names {len(specs)} agents for {n} seats: give exactly {n}")
     if args.reference is not None and args.reference.strip() not in specs:
         raise ValueError(f"--reference {args.reference!r} is not one of --agents: {', '.join(dict.fromkeys(specs))}")
     games = args.games * len(seatings(rules.num_players, args.permutations))
