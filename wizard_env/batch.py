@@ -25,6 +25,8 @@ from .rules import Rules, legal_bids_batch, legal_cards_batch, round_scores, tri
 MAX_GAME_SEED = 2**53
 _DEAL_STREAM = 0
 _BATCH_STREAM = 1
+# plain ints for the hot paths (reading an enum member costs a Python call per access)
+TRUMP, BID, PLAY, OVER = (int(p) for p in (Phase.TRUMP, Phase.BID, Phase.PLAY, Phase.OVER))
 
 
 def check_seed(seed: object) -> int:
@@ -142,11 +144,13 @@ class WizardBatch:
 
     def legal_masks(self, games: np.ndarray | None = None) -> np.ndarray:
         """int8 masks [k, NUM_ACTIONS] of the acting seat of each game (all zeros once over)."""
-        g = self._select(games)
+        return self._masks(self._select(games))
+
+    def _masks(self, g: np.ndarray) -> np.ndarray:
         masks = np.zeros((len(g), NUM_ACTIONS), dtype=np.int8)
         phase = self.phase[g]
-        masks[phase == Phase.TRUMP, TRUMP_OFFSET:NUM_ACTIONS] = 1
-        rows = np.flatnonzero(phase == Phase.BID)
+        masks[phase == TRUMP, TRUMP_OFFSET:NUM_ACTIONS] = 1
+        rows = np.flatnonzero(phase == BID)
         if rows.size:
             gb = g[rows]
             bids = self.bids[gb]
@@ -155,7 +159,7 @@ class WizardBatch:
             masks[rows, BID_OFFSET:CARD_OFFSET] = legal_bids_batch(
                 self.hand_sizes[self.round_index[gb]], made, last, self.rules.bid_total_rule
             )
-        rows = np.flatnonzero(phase == Phase.PLAY)
+        rows = np.flatnonzero(phase == PLAY)
         if rows.size:
             gp = g[rows]
             masks[rows, CARD_OFFSET:TRUMP_OFFSET] = legal_cards_batch(self.hands[gp, self.current[gp]], self.trick[gp])
@@ -164,23 +168,31 @@ class WizardBatch:
     def bids_visible(self, games: np.ndarray | None, observers: np.ndarray) -> np.ndarray:
         """Bool [k, n] by seat: which bids each observer may know now, as the bidding variant allows."""
         g = self._select(games)
-        phase = self.phase[g][:, None]
-        own = np.arange(self.num_players) == np.asarray(observers)[:, None]
+        made = self.bids[g] >= 0
         mode = self.rules.bidding.value
         if mode == "open":
-            shown = np.ones_like(own)
-        elif mode == "hidden":
-            shown = np.broadcast_to(phase == Phase.PLAY, own.shape)
-        else:  # secret: revealed at the end of the round, which starts the next one
-            shown = np.zeros_like(own)
-        return (self.bids[g] >= 0) & (own | shown | (phase == Phase.OVER))
+            return made
+        phase = self.phase[g][:, None]
+        shown = (np.arange(self.num_players) == np.asarray(observers)[:, None]) | (phase == OVER)
+        if mode == "hidden":
+            shown |= phase == PLAY
+        # secret: others' bids are revealed at the end of the round, which starts the next one
+        return made & shown
 
-    def observe(self, games: np.ndarray | None = None, observers: np.ndarray | None = None) -> np.ndarray:
-        """float32 observations [k, OBS_SIZE], by default of each game's acting seat."""
-        from .observation import encode
+    def observe(self, games: np.ndarray | None = None, observers: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 observations [k, OBS_SIZE], by default of each game's acting seat.
+
+        ``out``: an array of that shape to overwrite instead of allocating a new one.
+        """
+        from .observation import OBS_SIZE, encode
 
         g = self._select(games)
-        return encode(self, g, self.current[g] if observers is None else np.asarray(observers))
+        observers = self.current[g] if observers is None else np.asarray(observers)
+        if observers.shape != g.shape or not np.issubdtype(observers.dtype, np.integer) or (observers.size and not (0 <= observers.min() and observers.max() < self.num_players)):
+            raise ValueError(f"observers must be {len(g)} seats in 0..{self.num_players - 1}, not {observers!r}")
+        if out is not None and (out.shape != (len(g), OBS_SIZE) or out.dtype != np.float32):
+            raise ValueError(f"out must be a float32 array of shape {(len(g), OBS_SIZE)}, not {out.dtype} {out.shape}")
+        return encode(self, g, observers, out)
 
     # -- changing the state ------------------------------------------------------------------
 
@@ -194,7 +206,7 @@ class WizardBatch:
         actions = np.asarray(actions)
         if actions.shape != g.shape or not (np.issubdtype(actions.dtype, np.integer) or actions.size == 0):
             raise IllegalActionError(f"expected {len(g)} integer action ids, got {actions.dtype} array of shape {actions.shape}")
-        masks = self.legal_masks(g)
+        masks = self._masks(g)
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = in_range & masks[np.arange(len(g)), np.where(in_range, actions, 0)].astype(bool)
         if not legal.all():
@@ -212,13 +224,13 @@ class WizardBatch:
         self.round_over[:] = False
         self.game_over[:] = False
         phase = self.phase[games]
-        for which, handler in ((Phase.TRUMP, self._choose_trump), (Phase.BID, self._bid), (Phase.PLAY, self._play)):
+        for which, handler in ((TRUMP, self._choose_trump), (BID, self._bid), (PLAY, self._play)):
             rows = phase == which
             if rows.any():
                 handler(games[rows], actions[rows], None if masks is None else masks[rows])
 
     def _select(self, games: np.ndarray | None) -> np.ndarray:
-        if games is None:
+        if games is None or games is self._all:
             return self._all
         g = np.asarray(games)
         if g.ndim != 1 or not (np.issubdtype(g.dtype, np.integer) or g.size == 0):
@@ -234,7 +246,7 @@ class WizardBatch:
 
     def _choose_trump(self, g: np.ndarray, actions: np.ndarray, masks: np.ndarray | None) -> None:
         self.trump[g] = actions - TRUMP_OFFSET
-        self.phase[g] = Phase.BID
+        self.phase[g] = BID
         self.current[g] = self._left_of(self.dealer[g])
         if self.record:
             for game, suit in zip(g, self.trump[g]):
@@ -248,7 +260,7 @@ class WizardBatch:
                 self.logs[game][-1]["bids"].append({"seat": int(s), "bid": int(action - BID_OFFSET), "legal": legal})
         self.bids[g, seat] = actions - BID_OFFSET
         self.current[g] = self._left_of(seat)  # after the dealer's bid: the dealer's left leads
-        self.phase[g[seat == self.dealer[g]]] = Phase.PLAY
+        self.phase[g[seat == self.dealer[g]]] = PLAY
 
     def _play(self, g: np.ndarray, actions: np.ndarray, masks: np.ndarray | None) -> None:
         seat, card = self.current[g], actions - CARD_OFFSET
@@ -310,7 +322,7 @@ class WizardBatch:
             if self.autoreset:
                 self._new_games(done, self._draw_seeds(done.size))
             else:
-                self.phase[done] = Phase.OVER
+                self.phase[done] = OVER
 
     def _draw_seeds(self, count: int) -> np.ndarray:
         return self._seed_rng.integers(MAX_GAME_SEED, size=count, dtype=np.int64)
@@ -342,7 +354,7 @@ class WizardBatch:
         self.trick[g] = NO_CARD
         self.trick_len[g] = 0
         wizard = turned == WIZARD
-        self.phase[g] = np.where(wizard, Phase.TRUMP, Phase.BID)
+        self.phase[g] = np.where(wizard, TRUMP, BID)
         self.current[g] = np.where(wizard, dealer, self._left_of(dealer))
         if self.record:
             for game in g:

@@ -99,52 +99,68 @@ def observe(game, observer: int) -> np.ndarray:
     return encode(game.batch, np.zeros(1, dtype=np.intp), np.array([observer]))[0]
 
 
-def encode(batch, games: np.ndarray, observers: np.ndarray) -> np.ndarray:
-    """Observations [k, OBS_SIZE] of games ``games`` of a ``WizardBatch``, for seats ``observers``."""
-    n, k = batch.num_players, len(games)
-    out = np.zeros((k, OBS_SIZE), dtype=np.float32)
-    rows = np.arange(k)
+_START = {name: s.start for name, s in SLICES.items()}
+_TRUMP = int(Phase.TRUMP)
+
+
+def encode(batch, games: np.ndarray, observers: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Observations [k, OBS_SIZE] of games ``games`` of a ``WizardBatch``, for seats ``observers``.
+
+    ``out``, if given, is a float32 [k, OBS_SIZE] array to overwrite (saves allocating it).
+    """
+    n, k, start = batch.num_players, len(games), _START
+    if out is None:
+        out = np.zeros((k, OBS_SIZE), dtype=np.float32)
+    else:
+        out.fill(0)
     observers = observers.astype(np.intp)
     slots = (observers[:, None] + np.arange(n)) % n  # slot j of row i holds seat slots[i, j]
-    by_slot = (games[:, None], slots)
-    # int8 state is widened before it becomes an index into the 1,132 floats
-    phase = batch.phase[games].astype(np.intp)
+    seat_rows = games[:, None] * n + slots  # rows of the [B * n, ...] views, in slot order
     rounds = batch.round_index[games].astype(np.intp)
     size = batch.hand_sizes[rounds]
-    start = {name: s.start for name, s in SLICES.items()}
 
-    out[:, start["num_players"] + n - MIN_PLAYERS] = 1
-    out[rows, start["phase"] + phase] = 1
+    # every one-hot entry of a row as a flat index into `out`, written in one scatter
+    base = np.arange(k)[:, None] * OBS_SIZE
+    phase = batch.phase[games].astype(np.intp)
+    card = batch.trump_card[games].astype(np.intp)
+    trump = batch.trump[games].astype(np.intp)
+    leader = batch.leader[games].astype(np.intp)
+    hot = [
+        np.full(k, start["num_players"] + n - MIN_PLAYERS),
+        start["phase"] + phase,
+        start["dealer"] + (batch.dealer[games] - observers) % n,
+        start["leader"] + (leader - observers) % n,
+    ]
+    turned, chosen = card != NO_CARD, phase != _TRUMP
+    hot = [base[:, 0] + h for h in hot]
+    hot.append((base[:, 0] + start["trump_card"] + card)[turned])
+    hot.append((base[:, 0] + start["trump"] + np.where(trump == NO_SUIT, NO_TRUMP_INDEX, trump))[chosen])
+    position = np.arange(n - 1)  # a full trick is cleared as soon as it is won
+    in_trick = position < batch.trick_len[games][:, None].astype(np.intp)
+    slot = (leader[:, None] + position - observers[:, None]) % n
+    trick = batch.trick[games, : n - 1].astype(np.intp)
+    hot.append((base + start["trick"] + slot * NUM_CARD_TYPES + trick)[in_trick])
+    out.reshape(-1)[np.concatenate(hot)] = 1
+
     out[:, start["round"]] = (rounds + 1) * ROUND_SCALE
     out[:, start["num_rounds"]] = batch.rules.num_rounds * ROUND_SCALE
     out[:, start["hand_size"]] = size * ROUND_SCALE
-    out[rows, start["dealer"] + (batch.dealer[games] - observers) % n] = 1
-    card = batch.trump_card[games].astype(np.intp)
-    turned = card != NO_CARD
-    out[rows[turned], start["trump_card"] + card[turned]] = 1
-    trump = batch.trump[games].astype(np.intp)
-    chosen = phase != Phase.TRUMP
-    out[rows[chosen], start["trump"] + np.where(trump == NO_SUIT, NO_TRUMP_INDEX, trump)[chosen]] = 1
-    known = np.take_along_axis(batch.bids_visible(games, observers), slots, axis=1)
+    known = batch.bids_visible(games, observers).reshape(-1)[np.arange(k)[:, None] * n + slots]
     out[:, start["bid_known"] : start["bid_known"] + n] = known
-    out[:, start["bids"] : start["bids"] + n] = np.where(known, batch.bids[by_slot], 0) * ROUND_SCALE
-    out[:, start["tricks_won"] : start["tricks_won"] + n] = batch.tricks_won[by_slot] * ROUND_SCALE
-    out[rows, start["leader"] + (batch.leader[games] - observers) % n] = 1
-    leader, trick, played = batch.leader[games].astype(np.intp), batch.trick[games].astype(np.intp), batch.trick_len[games]
-    for position in range(n - 1):  # a full trick is cleared as soon as it is won
-        on = np.flatnonzero(played > position)
-        slot = (leader[on] + position - observers[on]) % n
-        out[on, start["trick"] + slot * NUM_CARD_TYPES + trick[on, position]] = 1
-    cards = slice(start["played"], start["played"] + n * NUM_CARD_TYPES)
-    out[:, cards] = batch.played[by_slot].reshape(k, -1)
-    foresight = (size == 1) if batch.rules.foresight else np.zeros(k, dtype=bool)
-    if foresight.any():
+    out[:, start["bids"] : start["bids"] + n] = np.where(known, batch.bids.reshape(-1)[seat_rows], 0) * ROUND_SCALE
+    out[:, start["tricks_won"] : start["tricks_won"] + n] = batch.tricks_won.reshape(-1)[seat_rows] * ROUND_SCALE
+    out[:, start["scores"] : start["scores"] + n] = batch.totals.reshape(-1)[seat_rows] * SCORE_SCALE
+    hands = batch.hands.reshape(-1, NUM_CARD_TYPES)
+    out[:, start["played"] : start["played"] + n * NUM_CARD_TYPES] = batch.played.reshape(-1, NUM_CARD_TYPES)[seat_rows].reshape(k, -1)
+    foresight = (size == 1) if batch.rules.foresight else None
+    if foresight is not None and foresight.any():
         f = np.flatnonzero(foresight)
         others = slice(start["foresight"] + NUM_CARD_TYPES, start["foresight"] + n * NUM_CARD_TYPES)
-        out[f, others] = batch.hands[games[f, None], slots[f, 1:]].reshape(len(f), -1)
-    own = np.flatnonzero(~foresight)
-    out[own, start["hand"] : start["hand"] + NUM_CARD_TYPES] = batch.hands[games[own], observers[own]]
-    out[:, start["scores"] : start["scores"] + n] = batch.totals[by_slot] * SCORE_SCALE
+        out[f, others] = hands[seat_rows[f, 1:]].reshape(len(f), -1)
+        own = np.flatnonzero(~foresight)
+        out[own, start["hand"] : start["hand"] + NUM_CARD_TYPES] = hands[seat_rows[own, 0]]
+    else:
+        out[:, start["hand"] : start["hand"] + NUM_CARD_TYPES] = hands[seat_rows[:, 0]]
     return out
 
 
