@@ -64,16 +64,23 @@ def game_record(game: WizardGame, seats: Sequence[str], with_legal: bool = False
         raise ValueError("game_record needs a game played with WizardGame(rules, seed, record=True)")
     if not game.is_over:
         raise ValueError(f"game_record needs a finished game; this one is in round {game.round_index + 1}")
-    if len(seats) != game.num_players:
-        raise ValueError(f"{game.num_players} seats need {game.num_players} agent names, got {len(seats)}")
+    return log_record(game.rules, game.seed, game.log, seats, with_legal)
+
+
+def log_record(rules: Rules, seed: int, log: list[dict], seats: Sequence[str], with_legal: bool = False) -> dict:
+    """The replay record of a finished game from its seed and round log (a ``WizardBatch`` slot's ``logs``)."""
+    if len(seats) != rules.num_players:
+        raise ValueError(f"{rules.num_players} seats need {rules.num_players} agent names, got {len(seats)}")
+    if len(log) != rules.num_rounds or "totals" not in log[-1]:
+        raise ValueError(f"the log holds {len(log)} of {rules.num_rounds} rounds: the game is not finished")
     return {
         "format": FORMAT,
-        "num_players": game.num_players,
-        "seed": game.seed,
-        "rules": game.rules.to_dict(),
+        "num_players": rules.num_players,
+        "seed": int(seed),
+        "rules": rules.to_dict(),
         "seats": [str(s) for s in seats],
-        "rounds": [_round_record(r, with_legal) for r in game.log],
-        "final_totals": game.totals.tolist(),
+        "rounds": [_round_record(r, with_legal) for r in log],
+        "final_totals": list(log[-1]["totals"]),
     }
 
 

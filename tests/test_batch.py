@@ -1,0 +1,202 @@
+"""The batched engine: the same seeds and actions give the same games as the AEC env, and a batch
+validates like a single game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wizard_env
+from wizard_env.batch import WizardBatch, shuffle_game
+from wizard_env.game import CARD_OFFSET, NUM_ACTIONS, IllegalActionError, Phase, WizardGame
+from wizard_env.replay import game_record, log_record
+from wizard_env.rules import Rules
+
+CONFIGS = [
+    dict(num_players=3, rounds=4),
+    dict(num_players=4, rounds="amigo", bidding="hidden"),
+    dict(num_players=3, rounds=5, bid_total_rule=True),
+    dict(num_players=5, rounds=[1, 3, 1], foresight=True),
+    dict(num_players=6, rounds=3, bidding="secret"),
+    dict(num_players=4, rounds="standard"),
+]
+SEEDS = [0, 7, 123456789, 2**40 + 3, 99]
+
+
+def rules_of(config: dict) -> Rules:
+    kwargs = dict(config)
+    return Rules.make(kwargs.pop("num_players"), **kwargs)
+
+
+def seats(n: int) -> list[str]:
+    return [f"p{s}" for s in range(n)]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_batch_plays_exactly_the_games_of_the_aec_env(config: dict):
+    """Same seeds and actions: every observation and mask equal the AEC env's, and the replays are identical."""
+    rules = rules_of(config)
+    batch = WizardBatch(rules, seeds=SEEDS, autoreset=False, record=True)
+    envs = [wizard_env.env(**config) for _ in SEEDS]
+    recorded = [WizardGame(rules, seed, record=True) for seed in SEEDS]
+    for env, seed in zip(envs, SEEDS):
+        env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while True:
+        live = np.flatnonzero(batch.phase != Phase.OVER)
+        if live.size == 0:
+            break
+        observations, masks = batch.observe(live), batch.legal_masks(live)
+        actions = []
+        for row, i in enumerate(live):
+            observation, _, terminated, _, _ = envs[i].last()
+            assert not terminated
+            np.testing.assert_array_equal(observations[row], observation["observation"])
+            np.testing.assert_array_equal(masks[row], observation["action_mask"])
+            seat = envs[i].possible_agents.index(envs[i].agent_selection)
+            assert seat == batch.current[i]
+            for other in range(rules.num_players):  # every seat's view, not only the acting one
+                np.testing.assert_array_equal(
+                    batch.observe(np.array([i]), np.array([other]))[0],
+                    envs[i].observe(envs[i].possible_agents[other])["observation"],
+                )
+            actions.append(int(rng.choice(np.flatnonzero(masks[row]))))
+        batch.step(np.array(actions), live)
+        for i, action in zip(live, actions):
+            envs[i].step(action)
+            recorded[i].step(action)
+        steps += 1
+    assert steps > rules.num_rounds
+    for i, seed in enumerate(SEEDS):
+        assert all(envs[i].terminations.values())
+        assert log_record(rules, seed, batch.logs[i], seats(rules.num_players), True) == game_record(
+            recorded[i], seats(rules.num_players), True
+        )
+        assert batch.totals[i].tolist() == recorded[i].totals.tolist()
+        assert batch.game_seed[i] == seed
+
+
+def test_autoreset_restarts_finished_games_with_fresh_reproducible_seeds():
+    rules = Rules.make(3, rounds=2)
+    finished = []
+    for _ in range(2):
+        batch = WizardBatch(rules, 4, seed=11)
+        first = batch.game_seed.copy()
+        rng = np.random.default_rng(1)
+        done = []
+        for _ in range(200):
+            masks = batch.legal_masks()
+            batch.step((rng.random(masks.shape) * masks).argmax(axis=1))
+            for i in np.flatnonzero(batch.game_over):
+                done.append((int(batch.final_seed[i]), batch.final_totals[i].tolist()))
+                assert batch.game_seed[i] != batch.final_seed[i] and batch.round_index[i] == 0
+                assert batch.totals[i].tolist() == [0, 0, 0]
+        assert set(first) <= {seed for seed, _ in done}
+        assert not (batch.phase == Phase.OVER).any()
+        finished.append(done)
+    assert finished[0] == finished[1] and len(finished[0]) > 4
+    other = WizardBatch(rules, 4, seed=12)
+    assert other.game_seed.tolist() != WizardBatch(rules, 4, seed=11).game_seed.tolist()
+
+
+def test_round_results_are_reported_on_the_step_that_ends_the_round():
+    rules = Rules.make(4, rounds=3)
+    batch = WizardBatch(rules, 8, seed=3, autoreset=False)
+    rng = np.random.default_rng(2)
+    ended = np.zeros(8, dtype=int)
+    while (batch.phase != Phase.OVER).any():
+        live = np.flatnonzero(batch.phase != Phase.OVER)
+        masks = batch.legal_masks(live)
+        before = batch.totals.copy()
+        batch.step((rng.random(masks.shape) * masks).argmax(axis=1), live)
+        for i in range(8):
+            if batch.round_over[i]:
+                ended[i] += 1
+                assert batch.round_tricks[i].sum() == batch.round_hand_size[i] == ended[i]
+                bids, tricks = batch.round_bids[i], batch.round_tricks[i]
+                expected = np.where(bids == tricks, 20 + 10 * tricks, -10 * np.abs(bids.astype(int) - tricks))
+                assert batch.round_scores[i].tolist() == expected.tolist()
+                assert (batch.totals[i] - before[i]).tolist() == expected.tolist()
+            else:
+                assert batch.totals[i].tolist() == before[i].tolist()
+    assert ended.tolist() == [3] * 8
+    assert batch.game_over.sum() >= 1
+
+
+def snapshot(batch: WizardBatch) -> dict:
+    return {name: value.copy() for name, value in vars(batch).items() if isinstance(value, np.ndarray)}
+
+
+def test_one_illegal_action_in_a_batch_raises_naming_the_game_and_changes_nothing():
+    batch = WizardBatch(Rules.make(4, rounds=3), 5, seed=0)
+    masks = batch.legal_masks()
+    actions = masks.argmax(axis=1)
+    bad = int(np.flatnonzero(masks[3] == 0)[0])
+    actions[3] = bad
+    before = snapshot(batch)
+    with pytest.raises(IllegalActionError, match=r"game 3, seat \d.*legal: ") as err:
+        batch.step(actions)
+    for a in np.flatnonzero(masks[3]):
+        assert f"{a} (" in str(err.value)
+    for name, value in snapshot(batch).items():
+        np.testing.assert_array_equal(value, before[name], err_msg=name)
+    for malformed in (actions[:4], actions.astype(float), np.append(actions, 0), np.full(5, NUM_ACTIONS)):
+        with pytest.raises(IllegalActionError):
+            batch.step(malformed)
+    for name, value in snapshot(batch).items():
+        np.testing.assert_array_equal(value, before[name], err_msg=name)
+
+
+@pytest.mark.parametrize("games", [[5], [-1], [0, 0], [[0, 1]], [0.5]])
+def test_bad_game_indices_are_refused(games):
+    batch = WizardBatch(Rules.make(3, rounds=2), 5, seed=0)
+    with pytest.raises(ValueError, match="game"):
+        batch.legal_masks(np.array(games))
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [(dict(batch_size=0), "batch_size"), (dict(batch_size=2.0), "batch_size"), (dict(seeds=[1, -2]), "seed"),
+     (dict(batch_size=3, seeds=[1, 2]), "batch_size=3 but 2 seeds")],
+)
+def test_bad_construction_is_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        WizardBatch(Rules.make(3), **kwargs)
+
+
+def test_observers_and_output_buffer_are_validated_and_out_is_fully_overwritten():
+    batch = WizardBatch(Rules.make(4, rounds=3), 3, seed=0)
+    with pytest.raises(ValueError, match="observers"):
+        batch.observe(observers=np.array([0, 1, 4]))
+    with pytest.raises(ValueError, match="out"):
+        batch.observe(out=np.zeros((3, 10), dtype=np.float32))
+    dirty = np.full((3, batch.observe().shape[1]), 7.0, dtype=np.float32)
+    np.testing.assert_array_equal(batch.observe(out=dirty), batch.observe())
+
+
+def test_a_deal_row_depends_only_on_seed_and_round():
+    _, short = shuffle_game(5, 3, 4)
+    _, long = shuffle_game(5, 15, 4)
+    np.testing.assert_array_equal(short, long[:3])
+    for row in long:
+        assert sorted(row.tolist()) == sorted(shuffle_game(6, 1, 4)[1][0].tolist())  # each row is the whole deck
+
+
+def test_play_actions_follow_suit_across_a_batch_of_different_positions():
+    """Every legal card in every game of a large batch is one the single-game rules allow."""
+    rules = Rules.make(5, rounds=6)
+    batch = WizardBatch(rules, 64, seed=9)
+    rng = np.random.default_rng(4)
+    checked = 0
+    for _ in range(150):
+        masks = batch.legal_masks()
+        for i in np.flatnonzero(batch.phase == Phase.PLAY)[:8]:
+            game = WizardGame(rules, 0)
+            game.hands = batch.hands[i]
+            game.trick_cards = batch.trick[i, : batch.trick_len[i]].tolist()
+            game.trump, game.current, game.phase = int(batch.trump[i]), int(batch.current[i]), Phase.PLAY
+            np.testing.assert_array_equal(game.legal_mask()[CARD_OFFSET:], masks[i, CARD_OFFSET:])
+            checked += 1
+        batch.step((rng.random(masks.shape) * masks).argmax(axis=1))
+    assert checked > 500
