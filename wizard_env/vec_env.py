@@ -1,0 +1,371 @@
+"""Many games of Wizard, each from one learner's seat, as one stable-baselines3 ``VecEnv`` on ``WizardBatch``.
+
+Usage::
+
+    from sb3_contrib import MaskablePPO
+    from wizard_env.vec_env import WizardVecEnv
+
+    env = WizardVecEnv(num_envs=256, seed=0, num_players=4, opponents="rule")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64)
+    model.learn(100_000)
+    env.set_opponent_pool([model_agent, "rule"], weights=[0.8, 0.2])  # self-play snapshots
+
+Game i of the batch is "env" i. In each game the learner holds one seat; the other seats are
+played by agents drawn from a pool. A step applies the learner's action in every game, then the
+opponents' moves until every game is at the learner's turn again. Opponents decide in batches: at
+each move, every pool agent makes one ``act_batch`` call for all the games where a seat it plays
+is to move, and the engine steps those games together. This is the same game as
+``wizard_env.single_agent.WizardSingleAgentEnv`` (same observations, actions, rewards, episodes),
+many times faster.
+
+Arguments
+---------
+``num_envs``: number of games played side by side.
+``seed``: seeds the VecEnv's Generator (None: fresh entropy); see Seeds.
+``num_players``, ``rounds``, ``bidding``, ``bid_total_rule``, ``foresight``: the rules, exactly as
+for ``wizard_env.env``.
+``opponents``: the pool: one agent spec (``"rule"``, ``"random"``, ``"name:arg"``) or ``Agent``, or
+a list of them. Unlike ``WizardSingleAgentEnv``, a list is a pool to draw from, not one per seat.
+``opponent_weights``: how often each pool member is drawn (default: equally often).
+``learner_seat``: a fixed seat for the learner; by default each game draws it at random.
+``reward_scale``: multiplies every reward (default 1.0).
+A bad argument raises ValueError naming the problem.
+
+Observations, actions, masks
+----------------------------
+``Box`` of ``OBS_SIZE`` float32 (the learner's own view, layout of ``wizard_env.observation``) and
+``Discrete(NUM_ACTIONS)``. ``action_masks()`` gives bool [num_envs, NUM_ACTIONS], the learner's
+legal actions; sb3-contrib's ``get_action_masks`` and ``is_masking_supported`` reach it through
+``env_method("action_masks")`` and ``has_attr``, also through VecEnv wrappers. An illegal learner
+action raises ``IllegalActionError`` naming the game and its legal actions, and changes no game.
+
+Rewards, episodes, infos
+------------------------
+A step's reward in game i is the learner's score of every round that ended during the step (its
+own move and the opponents' replies), times ``reward_scale``. An episode is one game, so its
+undiscounted return is the learner's final total times ``reward_scale``; never truncated. When a
+game ends, ``dones[i]`` is True, the returned observation is the learner's first decision of the
+next game in that slot, and ``infos[i]`` holds ``terminal_observation`` (the learner's view of the
+finished game, as ``WizardSingleAgentEnv`` gives on its last step), ``final_totals`` (by seat),
+``learner_seat``, ``game_seed`` and ``episode`` = {"r": return, "l": learner steps}, which SB3 logs
+as ``rollout/ep_rew_mean`` without a ``VecMonitor`` (wrapping in one also works). Other infos are
+empty; ``reset_infos`` and ``get_attr("learner_seat")`` / ``get_attr("game_seed")`` give the
+current games' seats and seeds.
+
+Opponent pool
+-------------
+At every game start, each opponent seat draws a pool member by ``opponent_weights``.
+``set_opponent_pool(agents, weights)`` swaps the pool; games already running keep their players,
+so the new pool takes effect at each game's next start.
+
+Seeds
+-----
+Every game start draws its game seed, the learner's seat and its opponents from the Generator
+(the seat is drawn even when fixed, so fixing it leaves the other draws alone). Agents built from
+specs get seeds drawn from it when the pool is set or the Generator is seeded; ``Agent`` objects
+are used as they are. ``reset()`` starts new games in every slot; SB3's ``seed(s)`` (which
+MaskablePPO's ``seed`` calls) reseeds the Generator with ``s`` at the next ``reset()``, so
+``WizardVecEnv(seed=s).reset()`` and ``env.seed(s); env.reset()`` play the same games.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
+
+from agents import Agent, make_agent
+from agents.registry import parse_spec
+
+from .actions import NUM_ACTIONS, IllegalActionError
+from .batch import MAX_GAME_SEED, WizardBatch
+from .environment import _SEED_BOUND, _observation_bounds
+from .observation import OBS_SIZE
+from .rules import Rules
+from .single_agent import Opponent, _check_scale, _check_seat
+
+#: Marks the learner's seat in the table of who plays which seat.
+LEARNER = -1
+#: ``env_method`` names answered per game, and those that act on the whole VecEnv.
+PER_GAME_METHODS = ("action_masks",)
+WHOLE_METHODS = ("set_opponent_pool",)
+#: ``get_attr`` names answered per game.
+PER_GAME_ATTRIBUTES = ("learner_seat", "game_seed")
+
+
+def check_pool(opponents: Opponent | Sequence[Opponent], weights: Sequence[float] | None) -> tuple[list[Opponent], np.ndarray]:
+    """The pool as a list and its draw probabilities; ValueError naming a bad entry or weight."""
+    entries = [opponents] if isinstance(opponents, (str, Agent)) else opponents
+    if not isinstance(entries, Sequence) or not entries:
+        raise ValueError(f"opponents must be an agent spec, an Agent or a non-empty list of them, not {opponents!r}")
+    for i, entry in enumerate(entries):
+        if isinstance(entry, str):
+            parse_spec(entry)  # raises ValueError for an unknown agent name
+        elif not isinstance(entry, Agent):
+            raise ValueError(f"opponents[{i}] must be an agent spec such as 'rule' or an Agent, not {entry!r}")
+    if weights is None:
+        return list(entries), np.full(len(entries), 1 / len(entries))
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"opponent weights must be numbers, not {weights!r}") from None
+    if w.shape != (len(entries),):
+        raise ValueError(f"{len(entries)} opponents need {len(entries)} weights, got {weights!r}")
+    if not (np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):
+        raise ValueError(f"opponent weights must be finite, non-negative and not all zero, not {weights!r}")
+    return list(entries), w / w.sum()
+
+
+class WizardVecEnv(VecEnv):
+    """``num_envs`` games, one learner seat each, opponents from a pool (see the module docstring)."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int | None = None,
+        num_players: int = 4,
+        rounds: str | int | Sequence[int] = "standard",
+        bidding: str = "open",
+        bid_total_rule: bool = False,
+        foresight: bool = False,
+        opponents: Opponent | Sequence[Opponent] = "rule",
+        opponent_weights: Sequence[float] | None = None,
+        learner_seat: int | None = None,
+        reward_scale: float = 1.0,
+    ):
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"seed must be None or a non-negative integer, not {seed!r}")
+        self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
+        self.fixed_seat = _check_seat(learner_seat, self.rules.num_players)
+        self.reward_scale = _check_scale(reward_scale)
+        self.render_mode = None
+        self._pool_entries, self._pool_p = check_pool(opponents, opponent_weights)
+        self.batch: WizardBatch | None = None
+        self._actions: np.ndarray | None = None
+        b = int(num_envs)
+        self._seat = np.zeros(b, dtype=np.int8)  # learner's seat per game
+        self._table = np.full((b, self.rules.num_players), LEARNER, dtype=np.int64)  # [game, seat] -> agent
+        self._agents: list[Agent] = []  # agents that play a seat now or are in the pool
+        self._returns = np.zeros(b, dtype=np.float64)
+        self._lengths = np.zeros(b, dtype=np.int64)
+        self._buffer = np.empty((b, OBS_SIZE), dtype=np.float32)  # the opponents' observations
+        low, high = _observation_bounds()
+        super().__init__(b, spaces.Box(low, high, dtype=np.float32), spaces.Discrete(NUM_ACTIONS))
+        self._seed(seed)
+
+    # -- the VecEnv interface --------------------------------------------------------------------
+
+    def reset(self) -> np.ndarray:
+        """Start a new game in every slot and play up to each learner's first decision."""
+        if any(self._options):
+            raise ValueError(f"unknown reset options {self._options[0] or self._options}: this VecEnv takes none")
+        self.batch, self._actions = None, None
+        seeds = [s for s in self._seeds if s is not None]
+        if seeds:
+            self._seed(seeds[0])
+        self._reset_seeds()
+        self._reset_options()
+        self._start_games(np.arange(self.num_envs))
+        self._play_opponents_until_learner()
+        self.reset_infos = [{"learner_seat": int(s), "game_seed": int(g)} for s, g in zip(self._seat, self.batch.game_seed)]
+        return self.batch.observe(observers=self._seat)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Keep the learner's actions (one per game) for ``step_wait``."""
+        self._require_batch()
+        actions = np.asarray(actions)
+        if actions.shape == (self.num_envs, 1):
+            actions = actions[:, 0]
+        self._actions = actions
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Apply the learner's actions, then the opponents' until every game is at the learner's turn."""
+        batch = self._require_batch()
+        if self._actions is None:
+            raise RuntimeError("step_wait() needs a step_async(actions) first")
+        actions, self._actions = self._actions, None
+        try:
+            batch.step(actions)  # every game is at the learner's turn
+        except IllegalActionError as error:
+            raise IllegalActionError(f"learner's action: {error}") from None
+        self._lengths += 1
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        self._collect(rewards, dones, infos)
+        self._play_opponents_until_learner(rewards, dones, infos)
+        return batch.observe(observers=self._seat), (rewards * self.reward_scale).astype(np.float32), dones, infos
+
+    def close(self) -> None:
+        """Drop the games (there is nothing else to release); ``reset()`` starts new ones."""
+        self.batch = None
+        self._actions = None
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions, bool [num_envs, NUM_ACTIONS]."""
+        return self._require_batch().legal_masks() != 0
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """Per game: ``learner_seat``, ``game_seed``; any other public attribute of this VecEnv, repeated."""
+        games = self._indices(indices)
+        if attr_name in PER_GAME_ATTRIBUTES:
+            batch = self._require_batch()
+            values = self._seat if attr_name == "learner_seat" else batch.game_seed
+            return [int(values[g]) for g in games]
+        if attr_name.startswith("_") or not hasattr(self, attr_name):
+            raise AttributeError(f"WizardVecEnv has no attribute {attr_name!r} (per game: {', '.join(PER_GAME_ATTRIBUTES)})")
+        return [getattr(self, attr_name)] * len(games)
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Only ``reward_scale`` can be set, for every game at once; use ``set_opponent_pool`` for opponents."""
+        if attr_name != "reward_scale":
+            raise AttributeError(f"WizardVecEnv cannot set {attr_name!r}: only reward_scale (opponents: set_opponent_pool)")
+        self._require_all(indices, attr_name)
+        self.reward_scale = _check_scale(value)
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
+        """``action_masks`` per game (one row each); ``set_opponent_pool`` once for every game."""
+        games = self._indices(indices)
+        if method_name in PER_GAME_METHODS:
+            rows = getattr(self, method_name)(*method_args, **method_kwargs)
+            return [rows[g] for g in games]
+        if method_name in WHOLE_METHODS:
+            self._require_all(indices, method_name)
+            result = getattr(self, method_name)(*method_args, **method_kwargs)
+            return [result] * len(games)
+        raise AttributeError(
+            f"WizardVecEnv has no env method {method_name!r}: per game {PER_GAME_METHODS}, for all games {WHOLE_METHODS}"
+        )
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        """False for every game: the games are slots of one engine, not wrapped gym.Envs."""
+        return [False] * len(self._indices(indices))
+
+    # -- the opponent pool -----------------------------------------------------------------------
+
+    def set_opponent_pool(self, agents: Opponent | Sequence[Opponent], weights: Sequence[float] | None = None) -> None:
+        """Draw opponents from ``agents`` (specs or Agents) by ``weights`` from each game's next start on."""
+        self._pool_entries, self._pool_p = check_pool(agents, weights)
+        self._build_pool()
+
+    @property
+    def opponent_pool(self) -> list[Agent]:
+        """The agents new games draw their opponents from."""
+        return [self._agents[i] for i in self._pool_ids]
+
+    # -- inside ----------------------------------------------------------------------------------
+
+    def _seed(self, seed: int | None) -> None:
+        """Seed the Generator and rebuild the spec-made agents from it."""
+        self.rng = np.random.default_rng(seed)
+        self._build_pool()
+
+    def _build_pool(self) -> None:
+        """Build the pool's agents (specs seeded from the Generator); keep only agents still in play."""
+        pool = [make_agent(e, seed=int(self.rng.integers(_SEED_BOUND))) if isinstance(e, str) else e for e in self._pool_entries]
+        used = np.unique(self._table[self._table != LEARNER]) if self.batch is not None else np.zeros(0, dtype=np.int64)
+        kept = [self._agents[i] for i in used]
+        agents = list({id(a): a for a in kept + pool}.values())  # one entry per distinct agent
+        index = {id(a): i for i, a in enumerate(agents)}
+        remap = np.full(len(self._agents) + 1, LEARNER, dtype=np.int64)  # remap[LEARNER] stays LEARNER
+        remap[used] = [index[id(a)] for a in kept]
+        self._table = remap[self._table]
+        self._agents = agents
+        self._pool_ids = np.array([index[id(a)] for a in pool], dtype=np.int64)
+
+    def _start_games(self, games: np.ndarray) -> None:
+        """New games in these slots: seeds, learner seats and opponents drawn from the Generator."""
+        k, n = len(games), self.rules.num_players
+        seeds = self.rng.integers(MAX_GAME_SEED, size=k, dtype=np.int64)
+        seats = self.rng.integers(n, size=k)
+        if self.fixed_seat is not None:
+            seats[:] = self.fixed_seat
+        draws = self.rng.choice(len(self._pool_ids), size=(k, n), p=self._pool_p)
+        self._seat[games] = seats
+        self._table[games] = self._pool_ids[draws]
+        self._table[games, seats] = LEARNER
+        self._returns[games] = 0
+        self._lengths[games] = 0
+        if self.batch is None:
+            self.batch = WizardBatch(self.rules, seeds=seeds.tolist(), autoreset=False)
+        else:
+            # The engine's own autoreset path, called here after the finished game was observed.
+            self.batch._new_games(games, seeds)
+
+    def _play_opponents_until_learner(self, rewards: np.ndarray | None = None, dones: np.ndarray | None = None,
+                                      infos: list[dict] | None = None) -> None:
+        """Play the opponents' moves, one batched move at a time, until every game is at the learner's turn."""
+        batch = self.batch
+        while (waiting := np.flatnonzero(batch.current != self._seat)).size:
+            self._play_opponents(waiting)
+            if rewards is not None:
+                self._collect(rewards, dones, infos)
+
+    def _play_opponents(self, games: np.ndarray) -> None:
+        """One move in each of ``games`` (an opponent to act in each): one act_batch call per agent."""
+        batch, k = self.batch, len(games)
+        who = self._table[games, batch.current[games]]
+        observations = batch.observe(games, out=self._buffer[:k])
+        masks = batch.legal_masks(games)
+        agents = np.unique(who)
+        if agents.size == 1:
+            actions = np.asarray(self._agents[agents[0]].act_batch(observations, masks))
+        else:
+            actions = np.empty(k, dtype=np.int64)
+            for a in agents:
+                rows = np.flatnonzero(who == a)
+                actions[rows] = self._agents[a].act_batch(observations[rows], masks[rows])
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = in_range & (masks[np.arange(k), np.where(in_range, actions, 0)] != 0)
+        if not legal.all():
+            i = int(np.flatnonzero(~legal)[0])
+            raise IllegalActionError(
+                f"opponent {self._agents[who[i]].name!r} chose illegal action {actions[i]} in game {games[i]} "
+                f"(legal: {np.flatnonzero(masks[i]).tolist()})"
+            )
+        batch.apply(games, actions.astype(np.int64, copy=False), masks)
+
+    def _collect(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
+        """Add the learner's scores of the rounds that just ended; close finished games and start new ones."""
+        batch = self.batch
+        if not batch.round_over.any():
+            return
+        ended = np.flatnonzero(batch.round_over)
+        scores = batch.round_scores[ended, self._seat[ended]]
+        rewards[ended] += scores
+        self._returns[ended] += scores * self.reward_scale
+        if not batch.game_over.any():
+            return
+        over = np.flatnonzero(batch.game_over)
+        terminal = batch.observe(over, observers=self._seat[over])
+        for row, g in enumerate(over):
+            dones[g] = True
+            infos[g] = {
+                "terminal_observation": terminal[row],
+                "final_totals": batch.final_totals[g].tolist(),
+                "learner_seat": int(self._seat[g]),
+                "game_seed": int(batch.final_seed[g]),
+                "episode": {"r": float(self._returns[g]), "l": int(self._lengths[g])},
+            }
+        self._start_games(over)
+
+    def _require_batch(self) -> WizardBatch:
+        if self.batch is None:
+            raise RuntimeError("call reset() before step(), action_masks() or reading per-game attributes")
+        return self.batch
+
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
+        games = list(self._get_indices(indices))
+        bad = [g for g in games if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < self.num_envs]
+        if bad:
+            raise ValueError(f"env indices must be in 0..{self.num_envs - 1}, got {bad[0]!r}")
+        return [int(g) for g in games]
+
+    def _require_all(self, indices: VecEnvIndices, what: str) -> None:
+        if sorted(self._indices(indices)) != list(range(self.num_envs)):
+            raise ValueError(f"{what} applies to every game at once: pass indices=None")
