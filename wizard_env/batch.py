@@ -130,6 +130,10 @@ class WizardBatch:
         self.final_totals = np.zeros((b, n), dtype=np.int64)
         self.final_seed = np.zeros(b, dtype=np.int64)
 
+        # masks of the acting seats, recomputed only for games changed since they were last asked for
+        self._mask_cache = np.zeros((b, NUM_ACTIONS), dtype=np.int8)
+        self.mask_stale = np.ones(b, dtype=bool)
+
         #: With ``record``: the replay log (list of round dicts) of each slot's current game, and
         #: (seed, log) of every game that finished and was restarted.
         self.logs: list[list[dict]] = [[] for _ in range(b)]
@@ -144,7 +148,12 @@ class WizardBatch:
 
     def legal_masks(self, games: np.ndarray | None = None) -> np.ndarray:
         """int8 masks [k, NUM_ACTIONS] of the acting seat of each game (all zeros once over)."""
-        return self._masks(self._select(games))
+        g = self._select(games)
+        stale = g[self.mask_stale[g]]
+        if stale.size:
+            self._mask_cache[stale] = self._masks(stale)
+            self.mask_stale[stale] = False
+        return self._mask_cache[g]
 
     def _masks(self, g: np.ndarray) -> np.ndarray:
         masks = np.zeros((len(g), NUM_ACTIONS), dtype=np.int8)
@@ -206,7 +215,7 @@ class WizardBatch:
         actions = np.asarray(actions)
         if actions.shape != g.shape or not (np.issubdtype(actions.dtype, np.integer) or actions.size == 0):
             raise IllegalActionError(f"expected {len(g)} integer action ids, got {actions.dtype} array of shape {actions.shape}")
-        masks = self._masks(g)
+        masks = self.legal_masks(g)
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = in_range & masks[np.arange(len(g)), np.where(in_range, actions, 0)].astype(bool)
         if not legal.all():
@@ -223,11 +232,20 @@ class WizardBatch:
         """Apply actions already known to be legal (``masks``: the legal masks, needed to record)."""
         self.round_over[:] = False
         self.game_over[:] = False
+        self.mask_stale[games] = True
         phase = self.phase[games]
         for which, handler in ((TRUMP, self._choose_trump), (BID, self._bid), (PLAY, self._play)):
             rows = phase == which
             if rows.any():
                 handler(games[rows], actions[rows], None if masks is None else masks[rows])
+
+    def new_games(self, games: np.ndarray, seeds: np.ndarray | None = None) -> None:
+        """Start new games in slots ``games``: with ``seeds``, or seeds drawn from the batch's generator."""
+        g = self._select(games)
+        seeds = self._draw_seeds(len(g)) if seeds is None else np.array([check_seed(s) for s in seeds], dtype=np.int64)
+        if seeds.shape != g.shape:
+            raise ValueError(f"{len(g)} games need {len(g)} seeds, got {len(seeds)}")
+        self._new_games(g, seeds)
 
     def _select(self, games: np.ndarray | None) -> np.ndarray:
         if games is None or games is self._all:
@@ -340,6 +358,7 @@ class WizardBatch:
 
     def _start_round(self, g: np.ndarray) -> None:
         n = self.num_players
+        self.mask_stale[g] = True
         rounds = self.round_index[g]
         size = self.hand_sizes[rounds]
         self.hands[g], turned = deal_hands(self.orders[g, rounds], size, n)

@@ -41,7 +41,7 @@ ABANDONED = 1
 
 #: Subcommands that live in their own modules. Each module defines ``HELP``, ``DESCRIPTION``,
 #: ``add_arguments(parser)`` (the variant flags are already added) and ``run(args) -> int``.
-COMMAND_MODULES: dict[str, str] = {"eval": "training.evaluate"}
+COMMAND_MODULES: dict[str, str] = {"eval": "training.evaluate", "bench": "benchmarks.speed", "train": "training.train"}
 
 
 class UsageError(Exception):

@@ -46,6 +46,7 @@ def _scalar(name: str, doc: str, kind: type = int) -> property:
 
     def set_(self, value):
         getattr(self.batch, name)[0] = value
+        self.batch.mask_stale[0] = True
 
     return property(get, set_, doc=doc)
 
@@ -54,10 +55,12 @@ def _row(name: str, doc: str) -> property:
     """A property giving (and replacing) the batch's array ``name`` of game 0, as a writable view."""
 
     def get(self):
+        self.batch.mask_stale[0] = True  # the caller may change the state through the view
         return getattr(self.batch, name)[0]
 
     def set_(self, value):
         getattr(self.batch, name)[0] = value
+        self.batch.mask_stale[0] = True
 
     return property(get, set_, doc=doc)
 
@@ -107,6 +110,7 @@ class WizardGame:
         self.batch.trick[0] = NO_CARD
         self.batch.trick[0, : len(cards)] = cards
         self.batch.trick_len[0] = len(cards)
+        self.batch.mask_stale[0] = True
 
     # -- reading the state -------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""Benchmark scripts: `wizard bench` runs `benchmarks.speed`."""

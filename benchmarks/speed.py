@@ -1,0 +1,277 @@
+"""Speed of the engines, measured against peers in the same run (``wizard bench`` runs this).
+
+Usage::
+
+    wizard bench                      # 4 players, standard rules, 3 s per measurement
+    wizard bench --seconds 10 --json bench.json
+    python -m benchmarks.speed --sizes 1,64,1024,4096
+
+Every figure is a rate over a fixed wall-clock window, after a short warm-up, with random legal
+actions drawn from seeded generators. Machines are noisy, so read the ratios, which compare
+figures taken in the same run:
+
+1. the AEC env (``wizard_env.env``): an ``agent_iter()`` loop that reads ``last()`` (observation
+   and mask built every step) and plays a random legal action; decisions per second.
+2. OpenSpiel's ``oh_hell`` (C++ through pyspiel, when installed: ``pip install .[bench]``) with the
+   same loop shape, its information-state tensor taken as a numpy float32 array each step; also
+   with no observation at all. Chance nodes (the deal) are not counted as decisions.
+3. the batched engine, ``WizardBatch``: observations and masks of all B acting seats and one
+   vectorised step per iteration; decisions per second and bytes of state per game.
+4. learner steps per second of the batched VecEnv with RuleAgent opponents, against SB3's
+   ``DummyVecEnv`` of single-agent wrappers over the one-game engine with the same opponents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from typing import Callable
+
+import numpy as np
+
+from wizard_env.rules import Rules
+
+HELP = "measure engine speed against OpenSpiel and the single-game path"
+DESCRIPTION = (
+    "Measure decisions per second of the AEC env, OpenSpiel's oh_hell (if installed), the batched "
+    "engine at several batch sizes, and learner steps per second of the batched VecEnv against a "
+    "DummyVecEnv; print a table and optionally write JSON."
+)
+
+
+def rate(step: Callable[[], int], seconds: float, warmup: float = 0.3) -> float:
+    """Units per second of ``step`` (which returns the units it did) over ``seconds`` of wall time."""
+    end = time.perf_counter() + warmup
+    while time.perf_counter() < end:
+        step()
+    done, start = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        done += step()
+    return done / elapsed
+
+
+def aec_env_loop(num_players: int, seed: int) -> Callable[[], int]:
+    """One game of the AEC env per call, random legal actions; returns its decisions."""
+    import wizard_env
+
+    env = wizard_env.env(num_players=num_players)
+    rng = np.random.default_rng(seed)
+    seeds = iter(range(seed, 2**62))
+
+    def game() -> int:
+        env.reset(seed=next(seeds))
+        decisions = 0
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(observation["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+        return decisions
+
+    return game
+
+
+def openspiel_loop(num_players: int, seed: int, tensor: bool) -> Callable[[], int] | None:
+    """One game of OpenSpiel oh_hell per call (None if pyspiel is missing); returns its decisions."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game_type = pyspiel.load_game("oh_hell", {"players": num_players})
+    rng = np.random.default_rng(seed)
+
+    def game() -> int:
+        state = game_type.new_initial_state()
+        decisions = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            if tensor:
+                np.asarray(state.information_state_tensor(), dtype=np.float32)
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            decisions += 1
+        return decisions
+
+    return game
+
+
+def batch_loop(num_players: int, batch_size: int, seed: int) -> tuple[Callable[[], int], float]:
+    """One step of a WizardBatch per call with observations and masks; returns (step, bytes per game)."""
+    from wizard_env.batch import WizardBatch
+    from wizard_env.observation import OBS_SIZE
+    from wizard_env.rules import Rules
+
+    batch = WizardBatch(Rules.make(num_players), batch_size, seed=seed)
+    rng = np.random.default_rng(seed)
+    out = np.empty((batch_size, OBS_SIZE), dtype=np.float32)
+
+    def step() -> int:
+        batch.observe(out=out)
+        masks = batch.legal_masks()
+        batch.step((rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1))
+        return batch_size
+
+    return step, batch.state_nbytes()
+
+
+def vec_env_rates(num_players: int, num_envs: int, seed: int, seconds: float) -> dict[str, float]:
+    """Learner steps per second: batched WizardVecEnv vs a DummyVecEnv of single-agent wrappers."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from wizard_env.single_agent import WizardSingleAgentEnv
+    from wizard_env.vec_env import WizardVecEnv
+
+    def stepper(vec_env) -> Callable[[], int]:
+        rng = np.random.default_rng(seed)
+        vec_env.seed(seed)
+        vec_env.reset()
+
+        def step() -> int:
+            masks = np.asarray(vec_env.env_method("action_masks")) if not hasattr(vec_env, "action_masks") else vec_env.action_masks()
+            vec_env.step((rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1))
+            return vec_env.num_envs
+
+        return step
+
+    batched = WizardVecEnv(num_envs, seed=seed, num_players=num_players, opponents="rule")
+    dummy_envs = min(num_envs, 16)  # a DummyVecEnv steps its games one by one: its rate does not grow with size
+    dummy = DummyVecEnv([lambda: WizardSingleAgentEnv(num_players=num_players, opponents="rule")] * dummy_envs)
+    return {"batched": rate(stepper(batched), seconds), "dummy": rate(stepper(dummy), seconds), "dummy_envs": dummy_envs}
+
+
+def machine() -> dict:
+    """What the figures were measured on."""
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+
+
+def run_all(num_players: int, sizes: list[int], seconds: float, seed: int, num_envs: int, log=print) -> dict:
+    """Every measurement of the module docstring; returns the results as a dict."""
+    results: dict = {"num_players": num_players, "seconds": seconds, "seed": seed, "machine": machine()}
+    log("measuring the AEC env ...")
+    results["aec_env"] = rate(aec_env_loop(num_players, seed), seconds)
+    for key, tensor in (("openspiel_tensor", True), ("openspiel_no_observation", False)):
+        loop = openspiel_loop(num_players, seed, tensor)
+        if loop is not None:
+            log(f"measuring OpenSpiel oh_hell ({'tensor as numpy' if tensor else 'no observation'}) ...")
+        results[key] = None if loop is None else rate(loop, seconds)
+    results["batch"] = []
+    for size in sizes:
+        log(f"measuring the batched engine at B = {size} ...")
+        step, nbytes = batch_loop(num_players, size, seed)
+        results["batch"].append({"batch_size": size, "decisions_per_s": rate(step, seconds), "state_bytes_per_game": nbytes})
+    if num_envs:
+        log(f"measuring the VecEnvs ({num_envs} games, RuleAgent opponents) ...")
+        results["vec_env"] = {"num_envs": num_envs, **vec_env_rates(num_players, num_envs, seed, seconds)}
+    return results
+
+
+def table(results: dict) -> str:
+    """The results as a Markdown table with the ratios the targets are stated in."""
+    spiel, bare = results["openspiel_tensor"], results["openspiel_no_observation"]
+
+    def vs(value: float, peer: float | None) -> str:
+        return f"{value / peer:.2f}x" if peer else "n/a (pip install .[bench])"
+
+    rows = [("AEC env (agent_iter, last(), random legal)", results["aec_env"], "decisions/s", vs(results["aec_env"], spiel))]
+    if spiel:
+        rows.append(("OpenSpiel oh_hell, tensor as numpy", spiel, "decisions/s", "1.00x"))
+        rows.append(("OpenSpiel oh_hell, no observation", bare, "decisions/s", vs(bare, spiel)))
+    for entry in results["batch"]:
+        rows.append(
+            (f"batched engine, B = {entry['batch_size']} ({entry['state_bytes_per_game']:.0f} B state/game)",
+             entry["decisions_per_s"], "decisions/s", vs(entry["decisions_per_s"], spiel) + (f", {entry['decisions_per_s'] / bare:.2f}x no-obs" if bare else ""))
+        )
+    if "vec_env" in results:
+        v = results["vec_env"]
+        rows.append((f"DummyVecEnv of single-agent envs ({v['dummy_envs']} games, rule opponents)", v["dummy"], "learner steps/s", "1.00x"))
+        rows.append((f"batched WizardVecEnv ({v['num_envs']} games, rule opponents)", v["batched"], "learner steps/s", f"{v['batched'] / v['dummy']:.1f}x DummyVecEnv"))
+    lines = [
+        f"{results['num_players']} players, standard rules, {results['seconds']:g} s per figure, seed {results['seed']}; "
+        f"Python {results['machine']['python']}, numpy {results['machine']['numpy']}, {results['machine']['cpus']} CPUs",
+        "",
+        "| measurement | rate | unit | ratio (to OpenSpiel with tensor) |",
+        "| --- | ---: | --- | --- |",
+    ]
+    lines += [f"| {name} | {value:,.0f} | {unit} | {ratio} |" for name, value, unit, ratio in rows]
+    return "\n".join(lines)
+
+
+def write_json(results: dict, path: str) -> None:
+    """Write ``results`` to ``path`` atomically (temporary file, then rename)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bench-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(results, f, indent=2)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``"1,64,1024"`` as a list of positive ints, or ValueError."""
+    try:
+        sizes = [int(s) for s in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--sizes must be comma-separated integers, not {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"--sizes must be positive batch sizes, not {text!r}")
+    return sizes
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``wizard bench`` (the variant flags come from the CLI; only --players is used)."""
+    parser.add_argument("--seconds", type=float, default=3.0, metavar="T", help="wall time per figure (default 3)")
+    parser.add_argument("--sizes", default="1,64,1024,4096", metavar="B,...", help="batch sizes (default 1,64,1024,4096)")
+    parser.add_argument("--vec-envs", type=int, default=256, metavar="N",
+                        help="games in the batched VecEnv measurement; 0 skips it (default 256)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of games and actions (default 0)")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``wizard bench``: measure, print the table, write JSON if asked."""
+    if args.seconds <= 0:
+        raise ValueError(f"--seconds must be positive, not {args.seconds}")
+    if args.vec_envs < 0:
+        raise ValueError(f"--vec-envs must be 0 or more, not {args.vec_envs}")
+    if args.rounds != "standard" or args.bidding != "open" or args.bid_total_rule or args.foresight:
+        raise ValueError("wizard bench measures standard rules; only --players may be changed")
+    Rules.make(args.players)  # a clear error for an impossible player count
+    sizes = parse_sizes(args.sizes)
+    results = run_all(args.players, sizes, args.seconds, args.seed, args.vec_envs, log=lambda m: print(m, file=sys.stderr))
+    print(table(results))
+    if args.json:
+        write_json(results, args.json)
+        print(f"wrote {args.json}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run as a script: the same as ``wizard bench``."""
+    from wizard_env.cli import main as cli_main
+
+    return cli_main(["bench", *(argv if argv is not None else sys.argv[1:])])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
