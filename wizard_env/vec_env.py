@@ -49,8 +49,8 @@ next game in that slot, and ``infos[i]`` holds ``terminal_observation`` (the lea
 finished game, as ``WizardSingleAgentEnv`` gives on its last step), ``final_totals`` (by seat),
 ``learner_seat``, ``game_seed`` and ``episode`` = {"r": return, "l": learner steps}, which SB3 logs
 as ``rollout/ep_rew_mean`` without a ``VecMonitor`` (wrapping in one also works). Other infos are
-empty; ``reset_infos`` and ``get_attr("learner_seat")`` / ``get_attr("game_seed")`` give the
-current games' seats and seeds.
+empty; ``reset_infos`` and ``get_attr`` of ``"learner_seat"``, ``"game_seed"`` and
+``"seat_agents"`` (the Agent in each seat, None for the learner) describe the current games.
 
 Opponent pool
 -------------
@@ -92,8 +92,8 @@ LEARNER = -1
 #: ``env_method`` names answered per game, and those that act on the whole VecEnv.
 PER_GAME_METHODS = ("action_masks",)
 WHOLE_METHODS = ("set_opponent_pool",)
-#: ``get_attr`` names answered per game.
-PER_GAME_ATTRIBUTES = ("learner_seat", "game_seed")
+#: ``get_attr`` names answered per game (``seat_agents``: the Agent in each seat, None for the learner).
+PER_GAME_ATTRIBUTES = ("learner_seat", "game_seed", "seat_agents")
 
 
 def check_pool(opponents: Opponent | Sequence[Opponent], weights: Sequence[float] | None) -> tuple[list[Opponent], np.ndarray]:
@@ -211,10 +211,12 @@ class WizardVecEnv(VecEnv):
         return self._require_batch().legal_masks() != 0
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        """Per game: ``learner_seat``, ``game_seed``; any other public attribute of this VecEnv, repeated."""
+        """Per game: ``learner_seat``, ``game_seed``, ``seat_agents``; another public attribute of this VecEnv, repeated."""
         games = self._indices(indices)
         if attr_name in PER_GAME_ATTRIBUTES:
             batch = self._require_batch()
+            if attr_name == "seat_agents":
+                return [[None if a == LEARNER else self._agents[a] for a in self._table[g]] for g in games]
             values = self._seat if attr_name == "learner_seat" else batch.game_seed
             return [int(values[g]) for g in games]
         if attr_name.startswith("_") or not hasattr(self, attr_name):
@@ -233,7 +235,7 @@ class WizardVecEnv(VecEnv):
         games = self._indices(indices)
         if method_name in PER_GAME_METHODS:
             rows = getattr(self, method_name)(*method_args, **method_kwargs)
-            return [rows[g] for g in games]
+            return list(rows) if indices is None else [rows[g] for g in games]
         if method_name in WHOLE_METHODS:
             self._require_all(indices, method_name)
             result = getattr(self, method_name)(*method_args, **method_kwargs)
@@ -359,7 +361,9 @@ class WizardVecEnv(VecEnv):
             raise RuntimeError("call reset() before step(), action_masks() or reading per-game attributes")
         return self.batch
 
-    def _indices(self, indices: VecEnvIndices) -> list[int]:
+    def _indices(self, indices: VecEnvIndices) -> range | list[int]:
+        if indices is None:
+            return range(self.num_envs)
         games = list(self._get_indices(indices))
         bad = [g for g in games if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < self.num_envs]
         if bad:
