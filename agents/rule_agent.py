@@ -19,6 +19,8 @@ from .rule_bid import ONE_CARD_SAMPLES, choose_bids, choose_trumps, one_card_row
 from .rule_play import choose_cards
 from .rule_view import read_views
 
+_TRUMP, _BID = int(Phase.TRUMP), int(Phase.BID)
+
 
 class RuleAgent(Agent):
     """Heuristic player: bids its expected tricks and plays to take exactly that many."""
@@ -32,35 +34,40 @@ class RuleAgent(Agent):
         """A legal action per row, chosen by the heuristic for the phase the observation shows."""
         observations, masks = check_batch(observations, action_masks)
         legal = masks != 0
-        actions = legal.argmax(axis=1).astype(np.int64)  # the first legal action: the only one, or the fallback
-        open_rows = np.flatnonzero(legal.sum(axis=1) > 1)
-        if open_rows.size:
-            chosen = self._choose(observations[open_rows], legal[open_rows])
-            actions[open_rows] = np.where(legal[open_rows, chosen], chosen, actions[open_rows])
+        actions = legal.argmax(axis=1)  # the first legal action: the only one, or the fallback
+        choice = legal.sum(axis=1) > 1
+        if choice.all():
+            chosen = self._choose(observations, legal)
+            return np.where(legal[np.arange(len(legal)), chosen], chosen, actions)
+        rows = np.flatnonzero(choice)
+        if rows.size:
+            chosen = self._choose(observations[rows], legal[rows])
+            actions[rows] = np.where(legal[rows, chosen], chosen, actions[rows])
         return actions
 
     def _choose(self, observations: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """The heuristic's action for every row (each has a choice), legal or not."""
+        """The heuristic's action for every row (each has a choice of actions ``legal``), legal or not."""
         chosen = np.zeros(len(observations), dtype=np.int64)
         groups = []
         sampled = np.zeros(len(observations), dtype=bool)  # bids estimated from sampled deals
         for rows, v in read_views(observations):
-            phases = {phase: np.flatnonzero(v.phase == phase) for phase in (Phase.TRUMP, Phase.BID)}
-            phases[Phase.PLAY] = np.flatnonzero((v.phase != Phase.TRUMP) & (v.phase != Phase.BID))
-            bidding = v.rows(phases[Phase.BID])
-            sampled[rows[phases[Phase.BID][one_card_rows(bidding)]]] = True
-            groups.append((rows, v, phases, bidding))
+            trump, bid = np.flatnonzero(v.phase == _TRUMP), np.flatnonzero(v.phase == _BID)
+            play = np.flatnonzero((v.phase != _TRUMP) & (v.phase != _BID))
+            bidding = v.rows(bid) if bid.size else None
+            one_card = np.flatnonzero(one_card_rows(bidding)) if bid.size else bid
+            sampled[rows[bid[one_card]]] = True
+            groups.append((rows, v, trump, bid, play, bidding, one_card))
         # Draws in row order, so that a batch draws what its rows would one by one.
-        uniforms = self.rng.random((int(sampled.sum()), ONE_CARD_SAMPLES, MAX_PLAYERS - 1))
+        draws = int(sampled.sum())
+        uniforms = self.rng.random((draws, ONE_CARD_SAMPLES, MAX_PLAYERS - 1)) if draws else None
         draw_of = np.cumsum(sampled) - 1
 
-        for rows, v, phases, bidding in groups:
-            trump, bid, play = (rows[phases[p]] for p in (Phase.TRUMP, Phase.BID, Phase.PLAY))
+        for rows, v, trump, bid, play, bidding, one_card in groups:
             if trump.size:
-                chosen[trump] = TRUMP_OFFSET + choose_trumps(v.rows(phases[Phase.TRUMP]))
+                chosen[rows[trump]] = TRUMP_OFFSET + choose_trumps(v.rows(trump))
             if bid.size:
-                draws = uniforms[draw_of[bid[one_card_rows(bidding)]]]
-                chosen[bid] = BID_OFFSET + choose_bids(bidding, legal[bid, BID_OFFSET:CARD_OFFSET], draws)
+                draws = uniforms[draw_of[rows[bid[one_card]]]] if one_card.size else None
+                chosen[rows[bid]] = BID_OFFSET + choose_bids(bidding, legal[rows[bid], BID_OFFSET:CARD_OFFSET], draws)
             if play.size:
-                chosen[play] = CARD_OFFSET + choose_cards(v.rows(phases[Phase.PLAY]), legal[play, CARD_OFFSET:TRUMP_OFFSET])
+                chosen[rows[play]] = CARD_OFFSET + choose_cards(v.rows(play), legal[rows[play], CARD_OFFSET:TRUMP_OFFSET])
         return chosen

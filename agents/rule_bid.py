@@ -57,14 +57,14 @@ def choose_trumps(v: Views) -> np.ndarray:
     """
     by_suit = v.hand[:, :NUM_SUITED].reshape(-1, NUM_SUITS, NUM_RANKS)
     strength = by_suit.sum(axis=2) + TRUMP_HIGH_CARD_WEIGHT * (by_suit * _HIGH_CARD).sum(axis=2)
-    blind = ~v.hand.any(axis=1)
-    if blind.any():
+    blind = np.flatnonzero(~v.hand.any(axis=1))
+    if blind.size:
         b = v.rows(blind)
-        strength[blind] = np.stack([foresight_chance(b, np.full(len(b.phase), suit)) for suit in range(NUM_SUITS)], axis=1)
+        strength[blind] = np.stack([foresight_chance(b, np.full(blind.size, suit)) for suit in range(NUM_SUITS)], axis=1)
     return strength.argmax(axis=1)
 
 
-def choose_bids(v: Views, legal: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+def choose_bids(v: Views, legal: np.ndarray, uniforms: np.ndarray | None) -> np.ndarray:
     """The legal bid (``legal`` [k, 21]) with the best expected score under each estimated trick distribution.
 
     ``uniforms`` [rows of ``one_card_rows``, ONE_CARD_SAMPLES, >= n - 1]: the draws of the sampled deals.
@@ -72,13 +72,13 @@ def choose_bids(v: Views, legal: np.ndarray, uniforms: np.ndarray) -> np.ndarray
     bids = np.zeros(len(v.phase), dtype=np.int64)
     blind = ~v.hand.any(axis=1)
     single = one_card_rows(v)
-    rest = ~blind & ~single
     for rows, chances in (
         (blind, lambda b: foresight_chance(b, b.trump)[:, None]),
         (single, lambda b: one_card_chance(b, uniforms)[:, None]),
-        (rest, normalised_chances),
+        (~blind & ~single, normalised_chances),
     ):
-        if rows.any():
+        rows = np.flatnonzero(rows)
+        if rows.size:
             bids[rows] = best_bids(chances(v.rows(rows)), legal[rows])
     return bids
 
@@ -90,8 +90,9 @@ def best_bids(chances: np.ndarray, legal: np.ndarray) -> np.ndarray:
     dist[:, 0] = 1.0
     for j in range(m):
         p = chances[:, j : j + 1]
-        dist[:, 1:] = dist[:, 1:] * (1 - p) + dist[:, :-1] * p
-        dist[:, 0] *= 1 - p[:, 0]
+        spread = dist * (1 - p)
+        spread[:, 1:] += dist[:, :-1] * p
+        dist = spread
     expected = np.zeros((k, MAX_HAND_SIZE + 1))
     for tricks in range(m + 1):  # summed trick by trick, the order the estimate was tuned with
         expected += dist[:, tricks : tricks + 1] * _SCORES[tricks]
@@ -210,32 +211,40 @@ def odds_scaled(chances: np.ndarray, factor: np.ndarray) -> np.ndarray:
 
 
 def odds_factor(chances: np.ndarray, weights: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """[k]: the odds factor that makes each row's weighted chances add up to its ``total`` (by bisection)."""
-    low, high = np.full(len(total), -8.0), np.full(len(total), 8.0)
+    """[k]: the odds factor that makes each row's weighted chances add up to its ``total``.
+
+    Bisection of the log factor over [-8, 8] in ODDS_STEPS halvings. For a few rows, several
+    halvings are taken at once: the points they would visit are all tried in one go, which finds
+    the same interval in fewer numpy calls.
+    """
+    low, width = np.full(len(total), -8.0), 16.0
     lose = 1 - chances
-    for _ in range(ODDS_STEPS):
-        mid = (low + high) / 2
-        win = np.exp(mid)[:, None] * chances
-        below = (weights * (win / (lose + win))).sum(axis=1) < total
-        low, high = np.where(below, mid, low), np.where(below, high, mid)
-    return np.exp((low + high) / 2)
+    bits = 5 if len(total) <= 4 else 3 if len(total) <= 16 else 1
+    steps = ODDS_STEPS
+    while steps:
+        take = min(bits, steps)
+        parts, steps = 1 << take, steps - take
+        width /= parts
+        points = low[:, None] + width * np.arange(1, parts)  # dyadic, so exactly the bisection's midpoints
+        win = np.exp(points)[:, :, None] * chances[:, None, :]
+        below = (weights[:, None, :] * (win / (lose[:, None, :] + win))).sum(axis=2) < total[:, None]
+        low = low + width * below.sum(axis=1)
+    return np.exp(low + width / 2)
 
 
 def numpy_sum(values: np.ndarray, count: np.ndarray) -> np.ndarray:
     """Sum of the first ``count`` values of each row, added in the order numpy sums a 1-D array
     (one running sum below 8 values, else 8 running sums, paired, then the rest), so equal to the bit."""
     k, width = values.shape
-    values = np.pad(values, ((0, 0), (0, max(0, 8 - width))))
     short = np.full(k, -0.0)
-    for i in range(7):
+    for i in range(min(width, 7)):
         short = np.where(i < count, short + values[:, i], short)
-    lanes = [values[:, j].copy() for j in range(8)]
+    if width < 8:
+        return short
+    lanes = [values[:, j] for j in range(8)]
     blocks = count // 8
-    for block in range(1, (width + 7) // 8):
-        for j in range(8):
-            i = 8 * block + j
-            if i < width:
-                lanes[j] = np.where(block < blocks, lanes[j] + values[:, i], lanes[j])
+    for i in range(8, width):
+        lanes[i % 8] = np.where(i < 8 * blocks, lanes[i % 8] + values[:, i], lanes[i % 8])
     total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
     for i in range(8, width):
         total = np.where((i >= 8 * blocks) & (i < count), total + values[:, i], total)

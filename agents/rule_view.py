@@ -21,6 +21,7 @@ from wizard_env.cards import (
     JESTER,
     NO_CARD,
     NO_SUIT,
+    NUM_CARD_TYPES,
     NUM_RANKS,
     NUM_SUITED,
     NUM_SUITS,
@@ -31,14 +32,18 @@ from wizard_env.rules import MAX_HAND_SIZE, MIN_PLAYERS
 
 _SCALE = {f.name: f.scale for f in FIELDS}
 _SHAPE = {f.name: f.shape for f in FIELDS}
+_INNER = {f.name: int(np.prod(f.shape[1:], dtype=np.int64)) for f in FIELDS}  # floats per slot of a by-slot field
 
 
-def field(observations: np.ndarray, name: str) -> np.ndarray:
-    """Raw integer values of one observation field, [k, *field shape] (as ``observation.decode``)."""
-    values = observations[:, SLICES[name]]
-    if _SCALE[name] != 1:
-        values = np.rint(values.astype(np.float64) / _SCALE[name])
-    return values.astype(np.int64).reshape(len(observations), *_SHAPE[name])
+def field(observations: np.ndarray, name: str, slots: int | None = None) -> np.ndarray:
+    """One observation field, [k, *field shape] (the first ``slots`` only of a by-slot field), as exact
+    float32 counts, as ``observation.decode`` gives them."""
+    start, shape = SLICES[name].start, _SHAPE[name]
+    if slots is None:
+        values = observations[:, SLICES[name]].reshape(len(observations), *shape)
+    else:
+        values = observations[:, start : start + slots * _INNER[name]].reshape(len(observations), slots, *shape[1:])
+    return values if _SCALE[name] == 1 else np.rint(values / np.float32(_SCALE[name]))
 
 
 @dataclass
@@ -58,62 +63,83 @@ class Views:
     unseen: np.ndarray  # [k, 54] counts of the cards I cannot place: other hands and the undealt stack
     pool: np.ndarray  # [k] number of cards I cannot place
     suit_unseen: np.ndarray  # [k, 5] unseen cards by suit; column NO_SUIT (the last) is 0
+    higher: np.ndarray  # [k, 52] unseen cards of each suited card's suit that outrank it
     dealer: np.ndarray  # [k] slot of the dealer
     visible: np.ndarray  # [k, n] the others' cards in a foresight round by slot, NO_CARD where none
 
     def rows(self, index: np.ndarray) -> "Views":
-        """The views of the rows ``index`` only."""
+        """The views of the rows ``index`` (ascending row numbers) only."""
+        if len(index) == len(self.phase):
+            return self
         return Views(self.num_players, *(getattr(self, f.name)[index] for f in fields(self)[1:]))
 
 
 def read_views(observations: np.ndarray) -> list[tuple[np.ndarray, Views]]:
-    """Decode observations [k, OBS_SIZE] into (row indices, Views), one pair per player count present."""
-    counts = MIN_PLAYERS + field(observations, "num_players").argmax(axis=1)
-    groups = []
-    for n in np.unique(counts):
-        rows = np.arange(len(observations)) if counts[0] == n and (counts == n).all() else np.flatnonzero(counts == n)
-        groups.append((rows, _read(observations if len(rows) == len(observations) else observations[rows], int(n))))
-    return groups
+    """Decode observations [k, OBS_SIZE] into (row numbers, Views), one pair per player count present."""
+    counts = MIN_PLAYERS + observations[:, SLICES["num_players"]].argmax(axis=1)
+    if (counts == counts[0]).all():
+        return [(np.arange(len(observations)), _read(observations, int(counts[0])))]
+    return [(rows, _read(observations[rows], int(counts[rows[0]]))) for rows in _groups(counts)]
+
+
+def _groups(values: np.ndarray) -> list[np.ndarray]:
+    """Row numbers of each distinct value, in the order of the values."""
+    return [np.flatnonzero(values == value) for value in np.unique(values)]
+
+
+def _int(values: np.ndarray) -> np.ndarray:
+    """Exact float counts as int64."""
+    return values.astype(np.int64)
+
+
+#: Matmul weights that read a one-hot or count row: [its total, the card it holds when one-hot].
+_READ = np.stack([np.ones(NUM_CARD_TYPES), np.arange(NUM_CARD_TYPES)], axis=1).astype(np.float32)
 
 
 def _read(observations: np.ndarray, n: int) -> Views:
     """Views of observations that all come from ``n``-player games."""
     k = len(observations)
     hand = field(observations, "hand")
-    trump_hot = field(observations, "trump")
-    trump = np.where(trump_hot[:, :NUM_SUITS].any(axis=1), trump_hot[:, :NUM_SUITS].argmax(axis=1), NO_SUIT)
-    hand_size = field(observations, "hand_size")[:, 0]
-    played = field(observations, "played")[:, :n]
-    foresight = field(observations, "foresight")[:, :n]
-    unseen = DECK_COUNTS - hand - played.sum(axis=1) - field(observations, "trump_card") - foresight.sum(axis=1)
-    unseen = np.maximum(unseen, 0)
+    trump_hot = field(observations, "trump")[:, :NUM_SUITS]
+    trump = np.where(trump_hot.any(axis=1), trump_hot.argmax(axis=1), NO_SUIT)
+    hand_size = _int(field(observations, "hand_size")[:, 0])
+    played = field(observations, "played", n)
+    seen = hand + field(observations, "trump_card")
+    for slot in range(n):
+        seen += played[:, slot]
+    visible = np.full((k, n), NO_CARD)
+    blind = np.flatnonzero(hand @ _READ[:, 0] == 0)  # foresight rounds: the others' cards instead of mine
+    if blind.size:
+        foresight = field(observations[blind], "foresight", n)
+        seen[blind] += foresight.sum(axis=1)
+        visible[blind] = np.where(foresight.any(axis=2), foresight.argmax(axis=2), NO_CARD)
+        visible[:, 0] = NO_CARD
+    unseen = np.maximum(DECK_COUNTS - _int(seen), 0)
     by_suit = np.zeros((k, NUM_SUITS + 1), dtype=np.int64)
     by_suit[:, :NUM_SUITS] = unseen[:, :NUM_SUITED].reshape(k, NUM_SUITS, NUM_RANKS).sum(axis=2)
 
     # The trick runs from the leader's slot onwards, up to the first slot that has not played.
-    trick_hot = field(observations, "trick")[:, :n]
-    order = (field(observations, "leader")[:, :n].argmax(axis=1)[:, None] + np.arange(n)) % n
-    in_order = np.take_along_axis(trick_hot, order[:, :, None], axis=1)
-    on = np.cumprod(in_order.any(axis=2), axis=1).astype(bool)
-    trick = np.where(on, in_order.argmax(axis=2), NO_CARD)
-
-    visible = np.where(foresight.any(axis=2), foresight.argmax(axis=2), NO_CARD)
-    visible[:, 0] = NO_CARD
+    down, card = _int(field(observations, "trick", n) @ _READ).transpose(2, 0, 1)  # one-hot rows: [played?, card]
+    order = (field(observations, "leader", n).argmax(axis=1)[:, None] + np.arange(n)) % n
+    by_row = np.arange(k)[:, None]
+    on = np.cumprod(down[by_row, order], axis=1).astype(bool)
+    trick = np.where(on, card[by_row, order], NO_CARD)
     return Views(
         num_players=n,
         phase=field(observations, "phase").argmax(axis=1),
         hand_size=hand_size,
-        hand=hand,
+        hand=_int(hand),
         trump=trump,
-        bids=np.where(field(observations, "bid_known")[:, :n] == 1, field(observations, "bids")[:, :n], -1),
-        tricks_won=field(observations, "tricks_won")[:, :n],
+        bids=np.where(field(observations, "bid_known", n) == 1, _int(field(observations, "bids", n)), -1),
+        tricks_won=_int(field(observations, "tricks_won", n)),
         trick=trick,
         trick_len=on.sum(axis=1),
-        held=np.clip(hand_size[:, None] - played.sum(axis=2), 0, MAX_HAND_SIZE),
+        held=np.minimum(np.maximum(hand_size[:, None] - _int(played @ _READ[:, 0]), 0), MAX_HAND_SIZE),
         unseen=unseen,
         pool=unseen.sum(axis=1),
         suit_unseen=by_suit,
-        dealer=field(observations, "dealer")[:, :n].argmax(axis=1),
+        higher=above_in_suit(unseen),
+        dealer=field(observations, "dealer", n).argmax(axis=1),
         visible=visible,
     )
 
@@ -172,7 +198,23 @@ def above_in_suit(counts: np.ndarray) -> np.ndarray:
 #: Suit and rank of every card type, and of NO_CARD (the last entry, so that index -1 reads it).
 SUIT_OF = np.append(CARD_SUIT, NO_SUIT).astype(np.int64)
 RANK_OF = np.append(CARD_RANK, -1).astype(np.int64)
-_KEY_WIZARD, _KEY_TRUMP, _KEY_LED, _KEY_OTHER, _KEY_JESTER, _KEY_NONE = 3 * NUM_RANKS, 2 * NUM_RANKS, NUM_RANKS, 0, -1, -2
+
+
+def _key_table() -> np.ndarray:
+    """[card, led suit, trump]: ranking key of a card in a trick (the highest wins, ties to the earlier card).
+
+    A Wizard beats trumps, which beat the suit led, which beats other suits; a Jester ranks lowest
+    and NO_CARD below it. The last index of every axis stands for NO_CARD / NO_SUIT (index -1).
+    """
+    card, led, trump = np.ogrid[: NUM_CARD_TYPES + 1, : NUM_SUITS + 1, : NUM_SUITS + 1]
+    led, trump = np.where(led == NUM_SUITS, NO_SUIT, led), np.where(trump == NUM_SUITS, NO_SUIT, trump)
+    suit, rank = SUIT_OF[card], RANK_OF[card]
+    key = np.where(suit == trump, 2 * NUM_RANKS + rank, np.where(suit == led, NUM_RANKS + rank, 0))
+    key = np.where(card == WIZARD, 3 * NUM_RANKS, np.where(card == JESTER, -1, key))
+    return np.where(card == NUM_CARD_TYPES, -2, key)
+
+
+_KEYS = _key_table()
 
 
 def led_suits(tricks: np.ndarray) -> np.ndarray:
@@ -183,11 +225,8 @@ def led_suits(tricks: np.ndarray) -> np.ndarray:
 
 
 def card_keys(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
-    """Ranking keys of cards in a trick led in ``led`` (broadcast): the highest key wins, ties to the earlier card."""
-    suit, rank = SUIT_OF[cards], RANK_OF[cards]
-    key = np.where(suit == trump, _KEY_TRUMP + rank, np.where(suit == led, _KEY_LED + rank, _KEY_OTHER))
-    key = np.where(cards == WIZARD, _KEY_WIZARD, np.where(cards == JESTER, _KEY_JESTER, key))
-    return np.where(cards == NO_CARD, _KEY_NONE, key)
+    """Ranking keys of cards in a trick led in ``led`` with trump ``trump`` (all broadcast together)."""
+    return _KEYS[cards, led, trump]
 
 
 def trick_winners(tricks: np.ndarray, trump: np.ndarray) -> np.ndarray:

@@ -1,0 +1,101 @@
+"""Measure how many decisions per second the agents make, one batch of k observations at a time.
+
+Usage::
+
+    python benchmarks/agents_batch.py --players 4 --games 40 --seed 0
+    git show 49a7430:agents/rule_agent.py > /tmp/rule_agent_old.py   # the per-observation RuleAgent
+    python benchmarks/agents_batch.py --reference /tmp/rule_agent_old.py
+
+The observations come from whole games of RuleAgents on the single-game engine (every decision of
+every seat, game seeds ``seed ..``). Each agent then decides batches of k of them, cycling through
+the pool, for at least ``--seconds`` per size; ``act`` is the per-observation call. ``--reference``
+loads an older rule_agent.py (one that defines RuleAgent.act) and times its ``act`` as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents import Agent, RandomAgent, RuleAgent
+from wizard_env.game import WizardGame
+from wizard_env.observation import observe
+from wizard_env.rules import Rules
+
+SIZES = (1, 64, 1024, 4096)
+
+
+def decision_pool(rules: Rules, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations [m, OBS_SIZE] and masks [m, NUM_ACTIONS] of every decision in ``games`` RuleAgent games."""
+    observations, masks = [], []
+    for game_seed in range(seed, seed + games):
+        game = WizardGame(rules, game_seed)
+        agents = [RuleAgent([game_seed, seat]) for seat in range(rules.num_players)]
+        while not game.is_over:
+            seat = game.current
+            observations.append(observe(game, seat))
+            masks.append(game.legal_mask())
+            game.step(agents[seat].act(observations[-1], masks[-1]))
+    return np.array(observations), np.array(masks)
+
+
+def rate(decide, observations: np.ndarray, masks: np.ndarray, k: int, seconds: float) -> float:
+    """Decisions per second of ``decide(observations[i:i+k], masks[i:i+k])`` over the pool, cycling."""
+    starts = range(0, len(observations) - k + 1, k)
+    decide(observations[:k], masks[:k])  # warm up
+    done, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds:
+        for start in starts:
+            decide(observations[start : start + k], masks[start : start + k])
+            done += k
+    return done / (time.perf_counter() - begin)
+
+
+def per_observation(agent: Agent):
+    """A batch decider that calls ``agent.act`` row by row (the per-observation speed)."""
+    return lambda observations, masks: [agent.act(o, m) for o, m in zip(observations, masks)]
+
+
+def load_reference(path: Path) -> type[Agent]:
+    """The RuleAgent class of an older rule_agent.py, loaded inside the agents package."""
+    name = "agents._reference_rule_agent"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module.RuleAgent
+
+
+def main() -> None:
+    """Build the pool of decisions and print the speed table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=4, help="number of players, 3..6")
+    parser.add_argument("--games", type=int, default=30, help="games that supply the observations")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
+    parser.add_argument("--seconds", type=float, default=1.0, help="least time measured per entry")
+    parser.add_argument("--reference", type=Path, help="an older rule_agent.py whose act is timed too")
+    args = parser.parse_args()
+    rules = Rules.make(args.players)
+    start = time.perf_counter()
+    observations, masks = decision_pool(rules, args.games, args.seed)
+    choices = (masks.sum(axis=1) > 1).mean()
+    print(f"{len(observations)} decisions from {args.games} {args.players}-player games "
+          f"({choices:.0%} with a choice), gathered in {time.perf_counter() - start:.1f} s")
+    print(f"{'agent':<24}" + "".join(f"{'k=' + str(k):>12}" for k in SIZES) + f"{'act':>12}")
+    contenders: list[tuple[str, Agent]] = [("RuleAgent", RuleAgent(0)), ("RandomAgent", RandomAgent(0))]
+    for label, agent in contenders:
+        rates = [rate(agent.act_batch, observations, masks, k, args.seconds) for k in SIZES]
+        rates.append(rate(per_observation(agent), observations, masks, 64, args.seconds))
+        print(f"{label + ' (decisions/s)':<24}" + "".join(f"{r:12,.0f}" for r in rates))
+    if args.reference:
+        old = load_reference(args.reference)(0)
+        print(f"{'reference act':<24}" + " " * 12 * len(SIZES) + f"{rate(per_observation(old), observations, masks, 64, args.seconds):12,.0f}")
+
+
+if __name__ == "__main__":
+    main()
