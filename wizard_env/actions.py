@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+import numpy as np
+
 from .cards import NUM_CARD_TYPES, NUM_SUITS, SUITS, card_name
 from .rules import MAX_HAND_SIZE
 
@@ -50,3 +52,8 @@ def action_name(action: int) -> str:
     if TRUMP_OFFSET <= action < NUM_ACTIONS:
         return f"trump {SUITS[action - TRUMP_OFFSET]}"
     raise ValueError(f"not an action id: {action} (expected 0..{NUM_ACTIONS - 1})")
+
+
+def legal_listing(mask: np.ndarray) -> str:
+    """The legal actions of a mask, for error messages: ``3 (bid 3), 4 (bid 4)``."""
+    return ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(mask))

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, IllegalActionError, Phase, action_name
+from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, IllegalActionError, Phase, action_name, legal_listing
 from .cards import DECK, DECK_SIZE, NO_CARD, NUM_CARD_TYPES, WIZARD, card_name, hand_names, suit_name
 from .rules import Rules, legal_bids_batch, legal_cards_batch, round_scores, trick_winners, trumps_from_cards
 
@@ -99,7 +99,7 @@ class WizardBatch:
         self.record = record
         self.hand_sizes = np.array(rules.hand_sizes, dtype=np.int64)
         self._seed_rng = np.random.default_rng([check_seed(seed), _BATCH_STREAM])
-        self._all = np.arange(b)
+        self.all_games = self._all = np.arange(b)
 
         self.game_seed = np.zeros(b, dtype=np.int64)
         self.orders = np.zeros((b, rules.num_rounds, DECK_SIZE), dtype=np.int8)
@@ -221,7 +221,7 @@ class WizardBatch:
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
             what = action_name(actions[i]) if in_range[i] else "out of range"
-            options = ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(masks[i]))
+            options = legal_listing(masks[i])
             raise IllegalActionError(
                 f"game {g[i]}, seat {self.current[g[i]]}: action {actions[i]} ({what}) is not legal in the "
                 f"{Phase(self.phase[g[i]]).name.lower()} phase; legal: {options or 'none, the game is over'}"

@@ -17,6 +17,7 @@ from .actions import (  # noqa: F401  (re-exported: the engine's public names)
     IllegalActionError,
     Phase,
     action_name,
+    legal_listing,
 )
 from .batch import WizardBatch, check_seed, deal_hands, shuffle_game
 from .cards import NO_CARD
@@ -78,7 +79,7 @@ class WizardGame:
         self.record = record
         self.num_players = rules.num_players
         self.batch = WizardBatch(rules, seeds=[self.seed], autoreset=False, record=record)
-        self._games = np.zeros(1, dtype=np.intp)
+        self._games = self.batch.all_games
 
     phase = _scalar("phase", "What the acting player decides.", Phase)
     round_index = _scalar("round_index", "Round being played, from 0.")
@@ -163,13 +164,12 @@ class WizardGame:
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         mask = self.legal_mask()
-        legal = ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(mask))
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"{who}: action {action!r} is not an integer action id; legal: {legal}")
+            raise IllegalActionError(f"{who}: action {action!r} is not an integer action id; legal: {legal_listing(mask)}")
         action = int(action)
         if not 0 <= action < NUM_ACTIONS or not mask[action]:
             what = action_name(action) if 0 <= action < NUM_ACTIONS else "out of range"
             raise IllegalActionError(
-                f"{who}: action {action} ({what}) is not legal in the {self.phase.name.lower()} phase; legal: {legal}"
+                f"{who}: action {action} ({what}) is not legal in the {self.phase.name.lower()} phase; legal: {legal_listing(mask)}"
             )
         return action, mask
