@@ -163,7 +163,9 @@ class WizardVecEnv(VecEnv):
     def reset(self) -> np.ndarray:
         """Start a new game in every slot and play up to each learner's first decision."""
         if any(self._options):
-            raise ValueError(f"unknown reset options {self._options[0] or self._options}: this VecEnv takes none")
+            options = next(o for o in self._options if o)
+            self._reset_options()
+            raise ValueError(f"unknown reset options {sorted(options)}: this VecEnv takes none")
         self.batch, self._actions = None, None
         seeds = [s for s in self._seeds if s is not None]
         if seeds:
