@@ -37,37 +37,37 @@ class RuleAgent(Agent):
         actions = legal.argmax(axis=1)  # the first legal action: the only one, or the fallback
         choice = legal.sum(axis=1) > 1
         if choice.all():
-            chosen = self._choose(observations, legal)
+            chosen = self._choose(observations, None, legal)
             return np.where(legal[np.arange(len(legal)), chosen], chosen, actions)
         rows = np.flatnonzero(choice)
         if rows.size:
-            chosen = self._choose(observations[rows], legal[rows])
+            chosen = self._choose(observations, rows, legal[rows])
             actions[rows] = np.where(legal[rows, chosen], chosen, actions[rows])
         return actions
 
-    def _choose(self, observations: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """The heuristic's action for every row (each has a choice of actions ``legal``), legal or not."""
-        chosen = np.zeros(len(observations), dtype=np.int64)
+    def _choose(self, observations: np.ndarray, rows: np.ndarray | None, legal: np.ndarray) -> np.ndarray:
+        """The heuristic's action for observations[rows] (default all; each has a choice of actions ``legal``)."""
+        chosen = np.zeros(len(legal), dtype=np.int64)
         groups = []
-        sampled = np.zeros(len(observations), dtype=bool)  # bids estimated from sampled deals
-        for rows, v in read_views(observations):
+        sampled = np.zeros(len(legal), dtype=bool)  # bids estimated from sampled deals
+        for at, v in read_views(observations, rows):  # at: positions in this batch
             trump, bid = np.flatnonzero(v.phase == _TRUMP), np.flatnonzero(v.phase == _BID)
             play = np.flatnonzero((v.phase != _TRUMP) & (v.phase != _BID))
             bidding = v.rows(bid) if bid.size else None
             one_card = np.flatnonzero(one_card_rows(bidding)) if bid.size else bid
-            sampled[rows[bid[one_card]]] = True
-            groups.append((rows, v, trump, bid, play, bidding, one_card))
+            sampled[at[bid[one_card]]] = True
+            groups.append((at, v, trump, bid, play, bidding, one_card))
         # Draws in row order, so that a batch draws what its rows would one by one.
         draws = int(sampled.sum())
         uniforms = self.rng.random((draws, ONE_CARD_SAMPLES, MAX_PLAYERS - 1)) if draws else None
         draw_of = np.cumsum(sampled) - 1
 
-        for rows, v, trump, bid, play, bidding, one_card in groups:
+        for at, v, trump, bid, play, bidding, one_card in groups:
             if trump.size:
-                chosen[rows[trump]] = TRUMP_OFFSET + choose_trumps(v.rows(trump))
+                chosen[at[trump]] = TRUMP_OFFSET + choose_trumps(v.rows(trump))
             if bid.size:
-                draws = uniforms[draw_of[rows[bid[one_card]]]] if one_card.size else None
-                chosen[rows[bid]] = BID_OFFSET + choose_bids(bidding, legal[rows[bid], BID_OFFSET:CARD_OFFSET], draws)
+                draws = uniforms[draw_of[at[bid[one_card]]]] if one_card.size else None
+                chosen[at[bid]] = BID_OFFSET + choose_bids(bidding, legal[at[bid], BID_OFFSET:CARD_OFFSET], draws)
             if play.size:
-                chosen[rows[play]] = CARD_OFFSET + choose_cards(v.rows(play), legal[rows[play], CARD_OFFSET:TRUMP_OFFSET])
+                chosen[at[play]] = CARD_OFFSET + choose_cards(v.rows(play), legal[at[play], CARD_OFFSET:TRUMP_OFFSET])
         return chosen

@@ -176,30 +176,33 @@ def normalised_chances(v: Views) -> np.ndarray:
 
 def suited_chances(v: Views) -> tuple[np.ndarray, np.ndarray]:
     """[k, 52] chances that each suited card takes a trick: held by me, and unseen (in a hand facing mine)."""
-    size, opponents = v.hand_size[:, None], v.num_players - 1
+    k, size, opponents = len(v.phase), v.hand_size[:, None], v.num_players - 1
     pool = np.maximum(1, v.pool)[:, None]
-    higher, my_higher = above_in_suit(v.unseen), above_in_suit(v.hand)
-    mine = card_chances(v, higher * size * opponents / pool, higher, my_higher)
-    theirs = card_chances(v, my_higher + higher * size * (opponents - 1) / pool, higher + my_higher, np.zeros_like(higher))
+    higher, my_higher = v.higher, above_in_suit(v.hand)
+    spared = not_ruffed_chances(v)
+    mine_spared = np.take_along_axis(spared, my_higher.reshape(k, NUM_SUITS, NUM_RANKS), axis=2).reshape(k, NUM_SUITED)
+    mine = card_chances(v, higher * size * opponents / pool, higher, mine_spared)
+    theirs_spared = np.repeat(spared[:, :, 0], NUM_RANKS, axis=1)  # an unseen card is the top of its suit there
+    theirs = card_chances(v, my_higher + higher * size * (opponents - 1) / pool, higher + my_higher, theirs_spared)
     return np.minimum(mine, MAX_CHANCE), np.minimum(theirs, MAX_CHANCE)
 
 
-def card_chances(v: Views, held_above: np.ndarray, higher: np.ndarray, depth: np.ndarray) -> np.ndarray:
+def card_chances(v: Views, held_above: np.ndarray, higher: np.ndarray, spared: np.ndarray) -> np.ndarray:
     """[k, 52] chance that each suited card takes a trick, given the higher cards of its suit expected in
-    the hands facing it (``held_above``), not seen (``higher``) and beside it in its hand (``depth``)."""
+    the hands facing it (``held_above``) and not seen (``higher``), and its chance not to be trumped."""
     trump = v.trump[:, None]
     trumps = TRUMP_TOP * np.exp(-TRUMP_DECAY * held_above)
     side = np.exp(-SIDE_DECAY * held_above - SIDE_RANK_DECAY * higher)
-    ruffable = SIDE_TOP * not_ruffed_chance(v, depth) * side
-    return np.where(SUIT_OF[:NUM_SUITED] == trump, trumps, np.where(trump == NO_SUIT, NO_TRUMP_TOP * side, ruffable))
+    return np.where(SUIT_OF[:NUM_SUITED] == trump, trumps, np.where(trump == NO_SUIT, NO_TRUMP_TOP * side, SIDE_TOP * spared * side))
 
 
-def not_ruffed_chance(v: Views, depth: np.ndarray) -> np.ndarray:
-    """[k, 52] chance that no opponent trumps each off-trump card when it is the ``depth``-th of its suit."""
-    size, pool = v.hand_size[:, None], np.maximum(1, v.pool)[:, None]
-    in_suit = np.repeat(v.suit_unseen[:, :NUM_SUITS], NUM_RANKS, axis=1)
-    trumps = v.suit_unseen[np.arange(len(v.trump)), v.trump][:, None]
-    short = at_most_chance(pool, in_suit, size, depth)
+def not_ruffed_chances(v: Views) -> np.ndarray:
+    """[k, suit, depth]: chance that no opponent trumps my card of an off-trump suit that has ``depth``
+    cards of its suit above it in my hand (0 .. 12)."""
+    size, pool = v.hand_size[:, None, None], np.maximum(1, v.pool)[:, None, None]
+    in_suit = v.suit_unseen[:, :NUM_SUITS, None]
+    trumps = v.suit_unseen[np.arange(len(v.trump)), v.trump][:, None, None]
+    short = at_most_chance(pool, in_suit, size, np.arange(NUM_RANKS))
     has_trump = 1 - none_chance(pool - in_suit, trumps, size)
     base = 1 - short * has_trump
     return np.power(base, np.full(base.shape, float(v.num_players - 1)))  # an array exponent: libm's pow

@@ -32,17 +32,16 @@ from wizard_env.rules import MAX_HAND_SIZE, MIN_PLAYERS
 
 _SCALE = {f.name: f.scale for f in FIELDS}
 _SHAPE = {f.name: f.shape for f in FIELDS}
-_INNER = {f.name: int(np.prod(f.shape[1:], dtype=np.int64)) for f in FIELDS}  # floats per slot of a by-slot field
+_INNER = {f.name: int(np.prod(f.shape[1:], dtype=np.int64)) for f in FIELDS}  # floats per entry of the first axis
 
 
-def field(observations: np.ndarray, name: str, slots: int | None = None) -> np.ndarray:
-    """One observation field, [k, *field shape] (the first ``slots`` only of a by-slot field), as exact
-    float32 counts, as ``observation.decode`` gives them."""
+def field(observations: np.ndarray, name: str, slots: int | None = None, rows: np.ndarray | None = None) -> np.ndarray:
+    """One observation field of ``rows`` (default all), [k, *field shape] (the first ``slots`` only of a
+    by-slot field), as exact float32 counts, as ``observation.decode`` gives them."""
     start, shape = SLICES[name].start, _SHAPE[name]
-    if slots is None:
-        values = observations[:, SLICES[name]].reshape(len(observations), *shape)
-    else:
-        values = observations[:, start : start + slots * _INNER[name]].reshape(len(observations), slots, *shape[1:])
+    width = _INNER[name] * (shape[0] if slots is None else slots)
+    values = observations[:, start : start + width] if rows is None else observations[rows, start : start + width]
+    values = values.reshape(len(values), *((slots,) + shape[1:] if slots is not None else shape))
     return values if _SCALE[name] == 1 else np.rint(values / np.float32(_SCALE[name]))
 
 
@@ -74,12 +73,14 @@ class Views:
         return Views(self.num_players, *(getattr(self, f.name)[index] for f in fields(self)[1:]))
 
 
-def read_views(observations: np.ndarray) -> list[tuple[np.ndarray, Views]]:
-    """Decode observations [k, OBS_SIZE] into (row numbers, Views), one pair per player count present."""
-    counts = MIN_PLAYERS + observations[:, SLICES["num_players"]].argmax(axis=1)
+def read_views(observations: np.ndarray, rows: np.ndarray | None = None) -> list[tuple[np.ndarray, Views]]:
+    """Decode observations[rows] (default all) into (positions in ``rows``, Views), one pair per player count."""
+    hot = field(observations, "num_players", rows=rows)
+    counts = MIN_PLAYERS + hot.argmax(axis=1)
     if (counts == counts[0]).all():
-        return [(np.arange(len(observations)), _read(observations, int(counts[0])))]
-    return [(rows, _read(observations[rows], int(counts[rows[0]]))) for rows in _groups(counts)]
+        return [(np.arange(len(counts)), _read(observations, rows, int(counts[0])))]
+    every = np.arange(len(observations)) if rows is None else rows
+    return [(at, _read(observations, every[at], int(counts[at[0]]))) for at in _groups(counts)]
 
 
 def _groups(values: np.ndarray) -> list[np.ndarray]:
@@ -96,21 +97,25 @@ def _int(values: np.ndarray) -> np.ndarray:
 _READ = np.stack([np.ones(NUM_CARD_TYPES), np.arange(NUM_CARD_TYPES)], axis=1).astype(np.float32)
 
 
-def _read(observations: np.ndarray, n: int) -> Views:
-    """Views of observations that all come from ``n``-player games."""
-    k = len(observations)
-    hand = field(observations, "hand")
-    trump_hot = field(observations, "trump")[:, :NUM_SUITS]
+def _read(observations: np.ndarray, rows: np.ndarray | None, n: int) -> Views:
+    """Views of observations[rows] (default all), which all come from ``n``-player games."""
+
+    def read(name: str, slots: int | None = None) -> np.ndarray:
+        return field(observations, name, slots, rows)
+
+    hand = read("hand")
+    k = len(hand)
+    trump_hot = read("trump")[:, :NUM_SUITS]
     trump = np.where(trump_hot.any(axis=1), trump_hot.argmax(axis=1), NO_SUIT)
-    hand_size = _int(field(observations, "hand_size")[:, 0])
-    played = field(observations, "played", n)
-    seen = hand + field(observations, "trump_card")
+    hand_size = _int(read("hand_size")[:, 0])
+    played = read("played", n)
+    seen = hand + read("trump_card")
     for slot in range(n):
         seen += played[:, slot]
     visible = np.full((k, n), NO_CARD)
     blind = np.flatnonzero(hand @ _READ[:, 0] == 0)  # foresight rounds: the others' cards instead of mine
     if blind.size:
-        foresight = field(observations[blind], "foresight", n)
+        foresight = field(observations, "foresight", n, blind if rows is None else rows[blind])
         seen[blind] += foresight.sum(axis=1)
         visible[blind] = np.where(foresight.any(axis=2), foresight.argmax(axis=2), NO_CARD)
         visible[:, 0] = NO_CARD
@@ -119,19 +124,19 @@ def _read(observations: np.ndarray, n: int) -> Views:
     by_suit[:, :NUM_SUITS] = unseen[:, :NUM_SUITED].reshape(k, NUM_SUITS, NUM_RANKS).sum(axis=2)
 
     # The trick runs from the leader's slot onwards, up to the first slot that has not played.
-    down, card = _int(field(observations, "trick", n) @ _READ).transpose(2, 0, 1)  # one-hot rows: [played?, card]
-    order = (field(observations, "leader", n).argmax(axis=1)[:, None] + np.arange(n)) % n
+    down, card = _int(read("trick", n) @ _READ).transpose(2, 0, 1)  # one-hot rows: [played?, card]
+    order = (read("leader", n).argmax(axis=1)[:, None] + np.arange(n)) % n
     by_row = np.arange(k)[:, None]
     on = np.cumprod(down[by_row, order], axis=1).astype(bool)
     trick = np.where(on, card[by_row, order], NO_CARD)
     return Views(
         num_players=n,
-        phase=field(observations, "phase").argmax(axis=1),
+        phase=read("phase").argmax(axis=1),
         hand_size=hand_size,
         hand=_int(hand),
         trump=trump,
-        bids=np.where(field(observations, "bid_known", n) == 1, _int(field(observations, "bids", n)), -1),
-        tricks_won=_int(field(observations, "tricks_won", n)),
+        bids=np.where(read("bid_known", n) == 1, _int(read("bids", n)), -1),
+        tricks_won=_int(read("tricks_won", n)),
         trick=trick,
         trick_len=on.sum(axis=1),
         held=np.minimum(np.maximum(hand_size[:, None] - _int(played @ _READ[:, 0]), 0), MAX_HAND_SIZE),
@@ -139,7 +144,7 @@ def _read(observations: np.ndarray, n: int) -> Views:
         pool=unseen.sum(axis=1),
         suit_unseen=by_suit,
         higher=above_in_suit(unseen),
-        dealer=field(observations, "dealer", n).argmax(axis=1),
+        dealer=read("dealer", n).argmax(axis=1),
         visible=visible,
     )
 
