@@ -297,9 +297,8 @@ class WizardVecEnv(VecEnv):
         self._lengths[games] = 0
         if self.batch is None:
             self.batch = WizardBatch(self.rules, seeds=seeds.tolist(), autoreset=False)
-        else:
-            # The engine's own autoreset path, called here after the finished game was observed.
-            self.batch._new_games(games, seeds)
+        else:  # restarted here rather than by autoreset, so the finished game could be observed first
+            self.batch.new_games(games, seeds)
 
     def _play_opponents_until_learner(self, rewards: np.ndarray | None = None, dones: np.ndarray | None = None,
                                       infos: list[dict] | None = None) -> None:
