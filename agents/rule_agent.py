@@ -36,7 +36,7 @@ class RuleAgent(Agent):
         legal = masks != 0
         actions = legal.argmax(axis=1)  # the first legal action: the only one, or the fallback
         choice = legal.sum(axis=1) > 1
-        if choice.all():
+        if choice.all() and choice.size:
             chosen = self._choose(observations, None, legal)
             return np.where(legal[np.arange(len(legal)), chosen], chosen, actions)
         rows = np.flatnonzero(choice)

@@ -94,7 +94,7 @@ def best_bids(chances: np.ndarray, legal: np.ndarray) -> np.ndarray:
         spread[:, 1:] += dist[:, :-1] * p
         dist = spread
     expected = np.zeros((k, MAX_HAND_SIZE + 1))
-    for tricks in range(m + 1):  # summed trick by trick, the order the estimate was tuned with
+    for tricks in range(m + 1):  # trick by trick, as always summed: equal scores stay equal to the bit
         expected += dist[:, tricks : tricks + 1] * _SCORES[tricks]
     return np.where(legal, expected, -np.inf).argmax(axis=1)
 
@@ -145,9 +145,8 @@ def normalised_chances(v: Views) -> np.ndarray:
     in_other_hands = size * opponents / np.maximum(1, v.pool)
     wizards = WIZARD_CHANCE * v.hand[:, WIZARD]
     their_wizards = WIZARD_CHANCE * v.unseen[:, WIZARD] * in_other_hands
-    mine, theirs = suited_chances(v)
     held, out = v.hand[:, :NUM_SUITED] > 0, v.unseen[:, :NUM_SUITED] > 0
-    chances = np.where(held, mine, np.where(out, theirs, 0.0))
+    chances = np.where(held | out, suited_chances(v), 0.0)
     weights = np.where(held, 1.0, in_other_hands[:, None] * v.unseen[:, :NUM_SUITED])
     factor = odds_factor(chances, weights, np.maximum(0.0, size - wizards - their_wizards))
     scaled = odds_scaled(chances, factor[:, None])
@@ -174,17 +173,21 @@ def normalised_chances(v: Views) -> np.ndarray:
     return np.concatenate([np.where(own_wizards, WIZARD_CHANCE, 0.0), np.minimum(mine, MAX_CHANCE)], axis=1)
 
 
-def suited_chances(v: Views) -> tuple[np.ndarray, np.ndarray]:
-    """[k, 52] chances that each suited card takes a trick: held by me, and unseen (in a hand facing mine)."""
+def suited_chances(v: Views) -> np.ndarray:
+    """[k, 52] chance that each suited card takes a trick: in my hand, or unseen (in a hand facing mine)."""
     k, size, opponents = len(v.phase), v.hand_size[:, None], v.num_players - 1
     pool = np.maximum(1, v.pool)[:, None]
     higher, my_higher = v.higher, above_in_suit(v.hand)
     spared = not_ruffed_chances(v)
-    mine_spared = np.take_along_axis(spared, my_higher.reshape(k, NUM_SUITS, NUM_RANKS), axis=2).reshape(k, NUM_SUITED)
-    mine = card_chances(v, higher * size * opponents / pool, higher, mine_spared)
-    theirs_spared = np.repeat(spared[:, :, 0], NUM_RANKS, axis=1)  # an unseen card is the top of its suit there
-    theirs = card_chances(v, my_higher + higher * size * (opponents - 1) / pool, higher + my_higher, theirs_spared)
-    return np.minimum(mine, MAX_CHANCE), np.minimum(theirs, MAX_CHANCE)
+    held = v.hand[:, :NUM_SUITED] > 0
+    # An unseen card faces my hand and one hand fewer of the others, and is the top of its suit there.
+    held_above = np.where(held, higher * size * opponents / pool, my_higher + higher * size * (opponents - 1) / pool)
+    spared = np.where(
+        held,
+        np.take_along_axis(spared, my_higher.reshape(k, NUM_SUITS, NUM_RANKS), axis=2).reshape(k, NUM_SUITED),
+        np.repeat(spared[:, :, 0], NUM_RANKS, axis=1),
+    )
+    return np.minimum(card_chances(v, held_above, np.where(held, higher, higher + my_higher), spared), MAX_CHANCE)
 
 
 def card_chances(v: Views, held_above: np.ndarray, higher: np.ndarray, spared: np.ndarray) -> np.ndarray:

@@ -141,6 +141,12 @@ def test_bad_shapes_and_empty_masks_are_value_errors(decisions, make):
         agent.act(observations[0], empty[1])
 
 
+@pytest.mark.parametrize("make", [RuleAgent, RandomAgent], ids=["rule", "random"])
+def test_an_empty_batch_gives_no_actions(make):
+    actions = make(0).act_batch(np.zeros((0, OBS_SIZE), dtype=np.float32), np.zeros((0, NUM_ACTIONS), dtype=np.int8))
+    assert actions.shape == (0,) and actions.dtype == np.int64
+
+
 def test_check_batch_needs_observations():
     with pytest.raises(ValueError, match="observations are required"):
         check_batch(None, np.ones((1, NUM_ACTIONS), dtype=np.int8))
