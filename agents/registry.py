@@ -1,4 +1,4 @@
-"""Agents by name, as the command line and replay files write them: ``"rule"``, ``"random"``, ``"name:arg"``."""
+"""Agents by name, as the command line and replay files write them: ``"rule"``, ``"random"``, ``"ppo:PATH"``, ``"ppo"``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Callable
 import numpy as np
 
 from .base import Agent
+from .ppo_agent import PRETRAINED, PPOAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
 
@@ -25,9 +26,15 @@ def _without_argument(cls: type[Agent]) -> Factory:
     return build
 
 
+def _ppo(arg: str | None, seed: Seed) -> Agent:
+    """``ppo:PATH`` loads the checkpoint at PATH; ``ppo`` alone the shipped 4-player one."""
+    return PPOAgent.load(PRETRAINED if arg is None else arg, seed=seed)
+
+
 _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
+    "ppo": _ppo,
 }
 
 #: Agent names ``make_agent`` knows.

@@ -1,0 +1,154 @@
+"""PPOAgent: a policy trained by ``wizard train``, read from a checkpoint file that holds only numbers.
+
+A checkpoint is one ``.npz`` file (``numpy.load`` with ``allow_pickle=False``, so loading never runs
+code from the file): the float32 weights of the MaskablePPO policy under their PyTorch names, and a
+``config`` entry holding UTF-8 JSON (format, network layout, the phases it learned, the rules and
+the training configuration). ``save_checkpoint`` writes a temporary file and renames it.
+
+The agent plays the argmax of the policy's masked logits, so it is deterministic. A policy trained
+with ``--learn bid`` decides trump and bids and leaves card play to RuleAgent; ``--learn play``
+plays cards and leaves trump and bids to RuleAgent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from wizard_env.actions import Phase
+from wizard_env.game import NUM_ACTIONS
+from wizard_env.observation import OBS_SIZE, SLICES
+
+from .base import Agent, check_batch
+from .rule_agent import RuleAgent
+
+FORMAT = "wizard-ppo/1"
+#: The phases each ``learn`` mode decides with the network; RuleAgent decides the others.
+LEARNED_PHASES: dict[str, tuple[int, ...]] = {
+    "both": (int(Phase.TRUMP), int(Phase.BID), int(Phase.PLAY)),
+    "bid": (int(Phase.TRUMP), int(Phase.BID)),
+    "play": (int(Phase.PLAY),),
+}
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
+#: The shipped 4-player checkpoint, used by the spec ``ppo`` without a path.
+PRETRAINED = Path(__file__).resolve().parent / "pretrained" / "wizard-4p.npz"
+_POLICY = "mlp_extractor.policy_net"
+
+
+def save_checkpoint(path: str | os.PathLike, config: Mapping, weights: Mapping[str, np.ndarray]) -> Path:
+    """Write ``config`` (JSON-able) and ``weights`` (name -> array) to ``path`` atomically; return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
+    arrays["config"] = np.frombuffer(json.dumps(dict(config), sort_keys=True).encode(), dtype=np.uint8)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
+    """The (config, weights) of a checkpoint; ValueError naming the file for a missing, damaged or foreign one."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"checkpoint {path}: no such file")
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("a single .npy array, not a checkpoint archive")
+        with data:
+            arrays = {name: data[name] for name in data.files}
+    except ValueError as e:
+        raise ValueError(f"checkpoint {path}: not a wizard checkpoint (.npz of numbers): {e}") from None
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as e:
+        raise ValueError(f"checkpoint {path}: unreadable, damaged or truncated ({type(e).__name__}: {e})") from None
+    odd = [name for name, value in arrays.items() if not isinstance(value, np.ndarray) or value.dtype == object]
+    if odd:
+        raise ValueError(f"checkpoint {path}: entry {odd[0]!r} is not a numeric array, so it is not a wizard checkpoint")
+    if "config" not in arrays or arrays["config"].dtype != np.uint8:
+        raise ValueError(f"checkpoint {path}: no 'config' entry, so it is not a wizard checkpoint")
+    try:
+        config = json.loads(arrays.pop("config").tobytes().decode())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"checkpoint {path}: its config is not valid JSON ({e})") from None
+    if not isinstance(config, dict) or config.get("format") != FORMAT:
+        found = config.get("format") if isinstance(config, dict) else type(config).__name__
+        raise ValueError(f"checkpoint {path}: format {found!r}, expected {FORMAT!r}")
+    return config, arrays
+
+
+def actor_layers(config: Mapping, weights: Mapping[str, np.ndarray], source: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) pairs from observation to logits; ValueError if missing or of the wrong shape."""
+    names = [f"{_POLICY}.{2 * i}" for i in range(len(config.get("hidden", [])))] + ["action_net"]
+    layers, width = [], OBS_SIZE
+    for name in names:
+        w, b = weights.get(f"{name}.weight"), weights.get(f"{name}.bias")
+        if w is None or b is None:
+            raise ValueError(f"checkpoint {source}: weights of layer {name} are missing")
+        if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
+            raise ValueError(f"checkpoint {source}: layer {name} has shape {w.shape}, expected (*, {width})")
+        layers.append((w.astype(np.float32), b.astype(np.float32)))
+        width = w.shape[0]
+    if width != NUM_ACTIONS:
+        raise ValueError(f"checkpoint {source}: the policy has {width} outputs, expected {NUM_ACTIONS}")
+    return layers
+
+
+class PPOAgent(Agent):
+    """Plays the argmax of a trained policy's masked logits; RuleAgent plays the phases it did not learn."""
+
+    name = "ppo"
+
+    def __init__(self, config: Mapping, weights: Mapping[str, np.ndarray], seed: int | np.random.Generator | None = None,
+                 source: str = "<memory>"):
+        learn = config.get("learn", "both")
+        if learn not in LEARNED_PHASES:
+            raise ValueError(f"checkpoint {source}: learn must be one of {sorted(LEARNED_PHASES)}, not {learn!r}")
+        activation = config.get("activation", "tanh")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"checkpoint {source}: unknown activation {activation!r}")
+        self.config = dict(config)
+        self.learn = learn
+        self.layers = actor_layers(config, weights, source)
+        self.activation = ACTIVATIONS[activation]
+        self.learned = np.zeros(len(Phase), dtype=bool)
+        self.learned[list(LEARNED_PHASES[learn])] = True
+        self.rule = RuleAgent(seed=seed)  # only asked about the phases the network did not learn
+
+    @classmethod
+    def load(cls, path: str | os.PathLike = PRETRAINED, seed: int | np.random.Generator | None = None) -> "PPOAgent":
+        """The agent stored in checkpoint ``path`` (default: the shipped 4-player one)."""
+        config, weights = load_checkpoint(path)
+        return cls(config, weights, seed, source=str(path))
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """The policy's unmasked logits [k, NUM_ACTIONS] for observations [k, OBS_SIZE]."""
+        x = np.asarray(observations, dtype=np.float32)
+        for w, b in self.layers[:-1]:
+            x = self.activation(x @ w.T + b)
+        w, b = self.layers[-1]
+        return x @ w.T + b
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The best legal action by the policy in learned phases, RuleAgent's elsewhere."""
+        observations, masks = check_batch(observations, action_masks)
+        phase = observations[:, SLICES["phase"]].argmax(axis=1)
+        mine = self.learned[phase]
+        actions = np.empty(len(observations), dtype=np.int64)
+        if mine.any():
+            logits = np.where(masks[mine] != 0, self.logits(observations[mine]), -np.inf)
+            actions[mine] = logits.argmax(axis=1)
+        if not mine.all():
+            actions[~mine] = self.rule.act_batch(observations[~mine], masks[~mine])
+        return actions

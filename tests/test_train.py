@@ -1,0 +1,101 @@
+"""``wizard train``: a smoke run writes a loadable checkpoint and resumes; the learner env plays the right phases."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.ppo_agent import PPOAgent, load_checkpoint
+from agents.random_agent import RandomAgent
+from training.learner_env import LearnerVecEnv
+from training.warm_start import collect
+from wizard_env.actions import Phase
+from wizard_env.cli import main
+from wizard_env.observation import SLICES
+from wizard_env.rules import Rules
+
+TINY = ["--players", "4", "--rounds", "3", "--num-envs", "8", "--n-steps", "8", "--batch-size", "32",
+        "--bc-games", "4", "--bc-epochs", "1", "--eval-deals", "2", "--eval-every", "64",
+        "--checkpoint-every", "64", "--snapshot-every", "64", "--quiet"]
+
+
+def curve_steps(out: Path) -> list[int]:
+    with open(out / "curve.csv", newline="") as f:
+        return [int(row["timesteps"]) for row in csv.DictReader(f)]
+
+
+def test_a_smoke_run_writes_a_loadable_checkpoint_and_resumes(tmp_path: Path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", *TINY, "--learn", "both", "--timesteps", "128", "--out", str(out)]) == 0
+    config, _ = load_checkpoint(out / "checkpoints" / "latest.npz")
+    first = config["num_timesteps"]
+    assert first >= 128 and config["learn"] == "both" and config["rules"]["rounds"] == [1, 2, 3]
+    assert (out / "curve.png").stat().st_size > 0 and (out / "config.json").is_file()
+    assert any((out / "tb").rglob("events.out.tfevents*"))
+    assert curve_steps(out)[0] == 0 and curve_steps(out)[-1] == first
+    assert "trained" in capsys.readouterr().out
+
+    assert main(["train", *TINY, "--learn", "both", "--timesteps", "256", "--out", str(out), "--resume"]) == 0
+    config, _ = load_checkpoint(out / "checkpoints" / "latest.npz")
+    assert config["num_timesteps"] >= 256 > first
+    assert curve_steps(out)[-1] == config["num_timesteps"] and len(curve_steps(out)) > 2
+    agent = PPOAgent.load(out / "checkpoints" / "latest.npz")
+    assert agent.learn == "both"
+
+
+def test_train_refuses_to_overwrite_a_run_or_resume_nothing(tmp_path: Path, capsys):
+    out = tmp_path / "none"
+    assert main(["train", *TINY, "--timesteps", "64", "--out", str(out), "--resume"]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+    assert main(["train", *TINY, "--timesteps", "64", "--out", str(out), "--pool", "rule=1,self"]) == 2
+    assert "--pool" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("learn, phases", [("bid", {Phase.TRUMP, Phase.BID}), ("play", {Phase.PLAY}),
+                                           ("both", {Phase.TRUMP, Phase.BID, Phase.PLAY})])
+def test_the_learner_only_sees_decisions_of_the_phases_it_learns(learn, phases):
+    rules = Rules.make(4, [1, 3, 5])
+    env = LearnerVecEnv(rules, 16, seed=1, learn=learn, pool=[RandomAgent(0)], weights=[1])
+    obs, agent, seen, games, rounds = env.reset(), RandomAgent(1), set(), 0, 0
+    for _ in range(80):
+        seen |= set(obs[:, SLICES["phase"]].argmax(axis=1).tolist())
+        assert np.array_equal(obs, env.batch.observe(None, env.seats))  # the learner's own view
+        obs, rewards, dones, infos = env.step(agent.act_batch(obs, env.action_masks().astype(np.int8)))
+        games += sum("episode" in i for i in infos)
+        rounds += int(dones.sum())
+    assert seen <= {int(p) for p in phases}
+    assert {int(p) for p in phases if p != Phase.TRUMP} <= seen  # the dealer chooses trump only under a Wizard
+    assert games > 0 and rounds >= 3 * games  # an episode per round
+
+
+def test_round_rewards_add_up_to_the_learners_final_total():
+    rules = Rules.make(4, [2, 4])
+    env = LearnerVecEnv(rules, 8, seed=2, learn="both", reward_scale=1.0, pool=[RandomAgent(0)], weights=[1])
+    obs, agent = env.reset(), RandomAgent(3)
+    running, checked = np.zeros(8), 0
+    for _ in range(60):
+        obs, rewards, dones, infos = env.step(agent.act_batch(obs, env.action_masks().astype(np.int8)))
+        running += rewards
+        for g, info in enumerate(infos):
+            if "episode" in info:
+                assert running[g] == info["episode"]["r"]
+                running[g], checked = 0, checked + 1
+    assert checked >= 8
+
+
+def test_warm_start_demonstrations_are_rule_agent_decisions_with_round_scores():
+    rules = Rules.make(4, [1, 2])
+    demos = collect(rules, 6, seed=0, learn="bid", episode="round")
+    phase = demos.observations[:, SLICES["phase"]].argmax(axis=1)
+    assert set(phase.tolist()) <= {int(Phase.TRUMP), int(Phase.BID)}
+    assert len(demos.actions) >= 6 * 2 * 4  # every seat bids in each of the two rounds
+    assert demos.masks[np.arange(len(demos.actions)), demos.actions].all()
+    # a bid's return is that round's score: +20 + 10 per trick when met, else -10 per trick off
+    bids = demos.actions[phase == int(Phase.BID)]
+    returns = demos.returns[phase == int(Phase.BID)]
+    met = returns > 0
+    assert np.array_equal(returns[met], 20 + 10 * bids[met])
+    assert np.all(returns[~met] % 10 == 0) and np.all(returns[~met] < 0)

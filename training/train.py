@@ -1,0 +1,325 @@
+"""``wizard train``: MaskablePPO on batched games against a pool of RuleAgent, self-play snapshots and RandomAgent.
+
+    wizard train --out runs/ppo --seed 0            # the default run (bids learned, play by RuleAgent)
+    wizard train --out runs/ppo --resume             # continue from runs/ppo/checkpoints/latest.npz
+    wizard train --learn both --timesteps 2000000    # learn card play too
+
+The run: RuleAgent's decisions are cloned first (``training.warm_start``), then PPO improves on
+them in ``LearnerVecEnv`` games. Every ``--eval-every`` steps the current policy plays duplicate
+deals against three RuleAgents (``training.evaluate``); the results go to ``curve.csv`` and
+``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
+checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
+
+Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2
+and the value head trains at unit scale; observations are used as encoded (``wizard_env.observation``
+already scales counts to 0..1 and scores by 1/100).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
+from agents.random_agent import RandomAgent
+from agents.rule_agent import RuleAgent
+from wizard_env.game import NUM_ACTIONS
+from wizard_env.observation import OBS_SIZE
+from wizard_env.rules import Rules
+
+from . import train_report
+
+HELP = "train a MaskablePPO agent against RuleAgent, self-play snapshots and RandomAgent"
+DESCRIPTION = (
+    "Clone RuleAgent's decisions, then improve on them with MaskablePPO in batched games against an "
+    "opponent pool. Writes config.json, TensorBoard logs, checkpoints, and a learning curve of duplicate "
+    "evaluations against RuleAgent (curve.csv, curve.png) into --out."
+)
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a run (saved as config.json and inside every checkpoint)."""
+
+    learn: str = "bid"  #: phases the network decides: both, bid (trump and bids) or play
+    timesteps: int = 400_000  #: learner decisions of PPO training (after the warm start)
+    max_minutes: float = 18.0  #: stop PPO early (with a final checkpoint) after this much wall time
+    seed: int = 0  #: seeds the games, the opponents, the warm start and torch
+    num_envs: int = 512  #: games played in lockstep
+    n_steps: int = 16  #: steps per game per rollout (rollout = num_envs * n_steps decisions)
+    batch_size: int = 2048  #: PPO minibatch
+    n_epochs: int = 4  #: PPO epochs per rollout
+    learning_rate: float = 1e-4
+    ent_coef: float = 0.003
+    clip_range: float = 0.1
+    gamma: float = 1.0  #: within an episode (a round by default) scores are not discounted
+    gae_lambda: float = 0.95
+    episode: str = "round"  #: the learner's episode: a round (less variance) or a game
+    reward_scale: float = 0.01  #: round scores (about -100..+200) to about -1..+2
+    hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of policy and value nets
+    activation: str = "relu"
+    pool: dict[str, float] = field(default_factory=lambda: {"rule": 0.7, "self": 0.2, "random": 0.1})
+    snapshots: int = 4  #: self-play snapshots kept in the pool (the newest)
+    snapshot_every: int = 100_000  #: steps between snapshots
+    bc_games: int = 0  #: RuleAgent games to clone (0: a default per learn mode)
+    bc_epochs: int = 3
+    eval_every: int = 100_000  #: steps between evaluations against RuleAgent
+    eval_deals: int = 200  #: duplicate deals per evaluation (each played in 4 rotations)
+    checkpoint_every: int = 100_000  #: steps between checkpoints
+
+
+def rules_json(rules: Rules) -> dict:
+    """The rules as JSON, enough to rebuild them with ``Rules.make``."""
+    return {"num_players": rules.num_players, "rounds": list(rules.hand_sizes), "bidding": rules.bidding.value,
+            "bid_total_rule": rules.bid_total_rule, "foresight": rules.foresight}
+
+
+def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int) -> dict:
+    """The JSON config stored with the weights."""
+    return {"format": FORMAT, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "hidden": list(cfg.hidden),
+            "activation": cfg.activation, "learn": cfg.learn, "rules": rules_json(rules),
+            "train": dataclasses.asdict(cfg), "num_timesteps": int(num_timesteps)}
+
+
+def policy_weights(model) -> dict[str, np.ndarray]:
+    """The policy's parameters as numpy arrays under their PyTorch names."""
+    return {k: v.detach().cpu().numpy() for k, v in model.policy.state_dict().items()}
+
+
+def build_model(cfg: TrainConfig, env, out: Path):
+    """A fresh MaskablePPO for this config on ``env``."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg.activation]
+    return MaskablePPO(
+        "MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef, seed=cfg.seed, verbose=0, tensorboard_log=str(out / "tb"), device="cpu",
+        policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}, "activation_fn": activation},
+    )
+
+
+def check_config(cfg: TrainConfig) -> None:
+    """ValueError naming the first impossible setting."""
+    if cfg.learn not in LEARNED_PHASES:
+        raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
+    for name in ("timesteps", "num_envs", "n_steps", "batch_size", "eval_deals", "checkpoint_every", "eval_every"):
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(cfg, name)}")
+    unknown = set(cfg.pool) - {"rule", "self", "random"}
+    if unknown or any(w < 0 for w in cfg.pool.values()) or sum(cfg.pool.values()) <= 0:
+        raise ValueError(f"--pool weights are rule=W,self=W,random=W, non-negative with a positive sum, not {cfg.pool}")
+
+
+def say(line: str) -> None:
+    """Print a progress line at once (stdout may be a file)."""
+    print(line, flush=True)
+
+
+class Trainer:
+    """One run: the env, the model, the opponent pool and the periodic bookkeeping."""
+
+    def __init__(self, cfg: TrainConfig, rules: Rules, out: Path, quiet: bool = False, log=None):
+        from .learner_env import LearnerVecEnv
+
+        check_config(cfg)
+        self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log or say
+        self.env = LearnerVecEnv(rules, cfg.num_envs, cfg.seed, cfg.learn, cfg.episode, cfg.reward_scale)
+        self.rule = RuleAgent(seed=np.random.default_rng([cfg.seed, 5]))
+        self.random = RandomAgent(seed=np.random.default_rng([cfg.seed, 6]))
+        self.snapshots: list[PPOAgent] = []
+        self.model = build_model(cfg, self.env, self.out)
+        self.started = time.monotonic()
+        self.curve = train_report.Curve(self.out / "curve.csv")
+
+    def elapsed(self) -> float:
+        """Seconds since the trainer was built."""
+        return time.monotonic() - self.started
+
+    def agent(self) -> PPOAgent:
+        """The current policy as a (frozen) PPOAgent."""
+        config = checkpoint_config(self.cfg, self.rules, self.model.num_timesteps)
+        return PPOAgent(config, policy_weights(self.model), seed=np.random.default_rng([self.cfg.seed, 7]))
+
+    def snapshot(self) -> None:
+        """Freeze the current policy into the pool (the newest ``snapshots`` are kept) and reweight it."""
+        if self.cfg.snapshots > 0:
+            self.snapshots = (self.snapshots + [self.agent()])[-self.cfg.snapshots:]
+        pool = {"rule": [self.rule], "random": [self.random], "self": self.snapshots}
+        agents, weights = [], []
+        for kind, members in pool.items():
+            for member in members:
+                agents.append(member)
+                weights.append(self.cfg.pool.get(kind, 0.0) / len(members))
+        if sum(weights) <= 0:  # only self-play weight and no snapshot kept: play RuleAgent
+            agents, weights = [self.rule], [1.0]
+        self.env.set_opponent_pool(agents, weights)
+
+    def save(self) -> Path:
+        """Write checkpoints/step-N.npz and latest.npz."""
+        config = checkpoint_config(self.cfg, self.rules, self.model.num_timesteps)
+        weights = policy_weights(self.model)
+        folder = self.out / "checkpoints"
+        save_checkpoint(folder / f"step-{self.model.num_timesteps:09d}.npz", config, weights)
+        return save_checkpoint(folder / "latest.npz", config, weights)
+
+    def evaluate(self):
+        """Duplicate deals of the current policy against three RuleAgents, added to the curve."""
+        from .evaluate import evaluate
+
+        n = self.rules.num_players
+        specs = ["ppo"] + ["rule"] * (n - 1)
+        agents = [self.agent()] + [RuleAgent(seed=np.random.default_rng([self.cfg.seed, 8, s])) for s in range(n - 1)]
+        result = evaluate(self.rules, specs, self.cfg.eval_deals, seed=10_000 + self.cfg.seed, agents=agents)
+        self.curve.add(self.model.num_timesteps, time.monotonic() - self.started, result)
+        return result
+
+    def warm_start(self) -> dict:
+        """Clone RuleAgent's decisions into the policy and value net."""
+        from . import warm_start
+
+        cfg = self.cfg
+        games = cfg.bc_games or {"bid": 3000, "both": 300, "play": 300}[cfg.learn]
+        demos = warm_start.collect(self.rules, games, cfg.seed, cfg.learn, cfg.episode)
+        return warm_start.clone(self.model.policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed)
+
+    def resume(self, path: Path) -> None:
+        """Load the weights and step count of a checkpoint of this run."""
+        import torch
+
+        config, weights = load_checkpoint(path)
+        for key in ("learn", "hidden", "activation"):
+            if config.get(key) != getattr(self.cfg, key):
+                raise ValueError(f"checkpoint {path}: {key} is {config.get(key)!r}, this run has {getattr(self.cfg, key)!r}")
+        state = self.model.policy.state_dict()
+        missing = set(state) - set(weights)
+        if missing:
+            raise ValueError(f"checkpoint {path}: no weights for {sorted(missing)[0]} (a checkpoint of another network?)")
+        self.model.policy.load_state_dict({k: torch.as_tensor(weights[k]) for k in state})
+        self.model.num_timesteps = int(config.get("num_timesteps", 0))
+
+    def train(self) -> None:
+        """PPO until ``timesteps`` (counted over the whole run, resumed or not) or ``max_minutes``."""
+        from stable_baselines3.common.callbacks import BaseCallback
+        from tqdm import tqdm
+
+        cfg, trainer = self.cfg, self
+        remaining = cfg.timesteps - self.model.num_timesteps
+        if remaining <= 0:
+            return
+        bar = tqdm(total=cfg.timesteps, initial=self.model.num_timesteps, desc="train", unit="step",
+                   file=sys.stderr, disable=self.quiet, mininterval=2)
+        marks = {k: self.model.num_timesteps // every for k, every in
+                 (("eval", cfg.eval_every), ("save", cfg.checkpoint_every), ("snap", cfg.snapshot_every))}
+
+        class Bookkeeping(BaseCallback):
+            def _on_step(self) -> bool:
+                steps = self.model.num_timesteps
+                bar.update(steps - bar.n)
+                for key, every, action in (("snap", cfg.snapshot_every, trainer.snapshot),
+                                           ("save", cfg.checkpoint_every, trainer.save),
+                                           ("eval", cfg.eval_every, trainer.report)):
+                    if steps // every > marks[key]:
+                        marks[key] = steps // every
+                        action()
+                return time.monotonic() - trainer.started < cfg.max_minutes * 60
+
+        self.model.learn(remaining, callback=Bookkeeping(), reset_num_timesteps=False, tb_log_name="ppo")
+        bar.close()
+
+    def report(self) -> None:
+        """Evaluate and log one line (also to TensorBoard)."""
+        row = train_report.row_of(self.evaluate())
+        if hasattr(self.model, "_logger"):  # set up by learn(); the first evaluation comes before it
+            self.model.logger.record("eval/diff_vs_rule", row["diff"])
+            self.model.logger.record("eval/bid_accuracy", row["bid_accuracy"])
+        if not self.quiet:
+            self.log(train_report.format_row(self.model.num_timesteps, time.monotonic() - self.started, row))
+
+
+def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
+                 log=None) -> Trainer:
+    """Warm start (or resume), train, save, evaluate and plot; returns the trainer."""
+    out, log = Path(out), log or say
+    latest = out / "checkpoints" / "latest.npz"
+    if resume and not latest.is_file():
+        raise ValueError(f"--resume: no checkpoint at {latest}")
+    if not resume and latest.is_file():
+        raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    train_report.write_json(out / "config.json", {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
+    trainer = Trainer(cfg, rules, out, quiet, log)
+    if resume:
+        trainer.resume(latest)
+        log(f"resumed from {latest} at step {trainer.model.num_timesteps}")
+    else:
+        stats = trainer.warm_start()
+        log(f"warm start: cloned {stats['samples']} RuleAgent decisions, agreement {stats['agreement']:.3f}, "
+            f"value mse {stats['value_mse']:.3f} ({time.monotonic() - trainer.started:.0f} s)")
+        trainer.report()
+    trainer.snapshot()
+    trainer.train()
+    trainer.save()
+    trainer.report()
+    train_report.plot(trainer.curve.path, out / "curve.png")
+    return trainer
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``wizard train`` (the variant options are already there)."""
+    d = TrainConfig()
+    parser.add_argument("--out", default="runs/train", help="output folder (default runs/train)")
+    parser.add_argument("--resume", action="store_true", help="continue from --out/checkpoints/latest.npz")
+    parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
+                        help=f"decisions to learn; RuleAgent makes the others (default {d.learn})")
+    for name in ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "eval_every", "eval_deals",
+                 "checkpoint_every", "snapshot_every", "snapshots", "bc_games", "bc_epochs"):
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(d, name),
+                            help=f"default {getattr(d, name)}")
+    for name in ("max_minutes", "learning_rate", "ent_coef", "reward_scale"):
+        parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(d, name),
+                            help=f"default {getattr(d, name)}")
+    parser.add_argument("--episode", choices=("round", "game"), default=d.episode,
+                        help="the learner's episode: a round (default) or a whole game")
+    parser.add_argument("--pool", default=",".join(f"{k}={v}" for k, v in d.pool.items()),
+                        help="opponent mix as weights (default %(default)s)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
+
+
+def parse_pool(text: str) -> dict[str, float]:
+    """``rule=0.7,self=0.2,random=0.1`` as a dict; ValueError if malformed."""
+    pool = {}
+    for part in text.split(","):
+        name, sep, weight = part.partition("=")
+        try:
+            pool[name.strip()] = float(weight)
+        except ValueError:
+            raise ValueError(f"--pool {text!r}: expected name=weight pairs such as rule=0.7,self=0.2,random=0.1") from None
+        if not sep:
+            raise ValueError(f"--pool {text!r}: expected name=weight pairs such as rule=0.7,self=0.2,random=0.1")
+    return pool
+
+
+def run(args: argparse.Namespace) -> int:
+    """``wizard train``."""
+    from wizard_env.cli import make_rules
+
+    rules = make_rules(args)
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    values = {k: v for k, v in vars(args).items() if k in fields and k not in ("pool", "hidden", "activation")}
+    cfg = TrainConfig(**values, pool=parse_pool(args.pool))
+    out = Path(args.out)
+    if args.resume and (out / "config.json").is_file():  # a resumed run keeps its network
+        saved = json.loads((out / "config.json").read_text())["train"]
+        cfg.hidden, cfg.activation = saved["hidden"], saved["activation"]
+    trainer = run_training(cfg, rules, out, args.resume, args.quiet)
+    print(train_report.summary(trainer))
+    return 0

@@ -1,0 +1,92 @@
+"""What ``wizard train`` records: the learning curve (CSV and PNG), config JSON and the final summary."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+from .eval_report import _dump_json, _write_atomic, format_markdown
+from .evaluate import EvalResult
+
+COLUMNS = ("timesteps", "wall_s", "ppo_mean", "rule_mean", "diff", "diff_ci95", "bid_accuracy", "rule_bid_accuracy")
+
+
+def row_of(result: EvalResult) -> dict:
+    """The curve's numbers from an evaluation of ``ppo`` against ``rule`` agents."""
+    ppo, rule = (next(s for s in result.specs if s.name == name) for name in ("ppo", "rule"))
+    return {"ppo_mean": ppo.mean_score, "rule_mean": rule.mean_score, "diff": ppo.diff,
+            "diff_ci95": ppo.diff_ci95 or 0.0, "bid_accuracy": ppo.bid_accuracy, "rule_bid_accuracy": rule.bid_accuracy,
+            "result": result}
+
+
+def format_row(timesteps: int, wall_s: float, row: dict) -> str:
+    """One progress line."""
+    return (f"step {timesteps:>9,} | {wall_s / 60:5.1f} min | ppo {row['ppo_mean']:6.1f} vs rule {row['rule_mean']:6.1f}"
+            f" | diff {row['diff']:+6.1f} ± {row['diff_ci95']:4.1f} | bid accuracy {row['bid_accuracy']:.1%}")
+
+
+class Curve:
+    """The evaluations of a run in a CSV file, appended to (atomically rewritten) after each one."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.last: EvalResult | None = None
+
+    def add(self, timesteps: int, wall_s: float, result: EvalResult) -> None:
+        """Append one evaluation."""
+        self.last = result
+        rows = read_curve(self.path) if self.path.is_file() else []
+        rows = [r for r in rows if int(r["timesteps"]) < timesteps]  # a resumed run replaces what came later
+        row = row_of(result)
+        rows.append({"timesteps": timesteps, "wall_s": round(wall_s, 1), **{k: round(row[k], 4) for k in COLUMNS[2:]}})
+        text = io.StringIO()
+        writer = csv.DictWriter(text, COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+        _write_atomic(self.path, lambda temp: temp.write_text(text.getvalue()))
+
+
+def read_curve(path: Path) -> list[dict]:
+    """The rows of a curve CSV."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def plot(csv_path: Path, png_path: Path) -> Path:
+    """The learning curve: paired difference to RuleAgent (95% CI) and bid accuracy against steps."""
+    rows = read_curve(csv_path)
+    steps = [int(r["timesteps"]) for r in rows]
+    diff = [float(r["diff"]) for r in rows]
+    ci = [float(r["diff_ci95"]) for r in rows]
+    fig = Figure(figsize=(9, 4), layout="constrained")
+    diff_ax, acc_ax = fig.subplots(1, 2)
+    diff_ax.errorbar(steps, diff, yerr=ci, marker="o", capsize=3)
+    diff_ax.axhline(0, color="black", linewidth=0.8)
+    diff_ax.set(xlabel="PPO steps", ylabel="score per game minus RuleAgent's", title="duplicate deals vs 3 RuleAgents")
+    acc_ax.plot(steps, [float(r["bid_accuracy"]) for r in rows], marker="o", label="ppo")
+    acc_ax.plot(steps, [float(r["rule_bid_accuracy"]) for r in rows], marker="o", label="rule")
+    acc_ax.set(xlabel="PPO steps", ylabel="bid accuracy")
+    acc_ax.legend()
+    _write_atomic(png_path, lambda temp: fig.savefig(temp, format="png", dpi=100))
+    return png_path
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write JSON atomically."""
+    _write_atomic(Path(path), lambda temp: _dump_json(data, temp))
+
+
+def summary(trainer) -> str:
+    """The final summary: steps, wall time, outputs and the last evaluation table."""
+    out = trainer.out
+    lines = [f"trained {trainer.model.num_timesteps:,} steps in {trainer.elapsed() / 60:.1f} min "
+             f"(learn={trainer.cfg.learn}, seed {trainer.cfg.seed})",
+             f"checkpoint: {out / 'checkpoints' / 'latest.npz'}",
+             f"curve: {out / 'curve.csv'}, {out / 'curve.png'}; TensorBoard: {out / 'tb'}", ""]
+    if trainer.curve.last is not None:
+        lines.append(format_markdown(trainer.curve.last))
+    return "\n".join(lines)
+

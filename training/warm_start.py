@@ -1,0 +1,99 @@
+"""Behaviour cloning from RuleAgent: the starting point of ``wizard train`` before PPO.
+
+PPO from random weights spends most of a short budget rediscovering how to follow suit and bid
+near one's strength. Instead the policy first imitates RuleAgent's decisions in the phases it
+learns (cross-entropy on RuleAgent's actions, over legal actions only) and its value head fits the
+score those decisions led to, both from games where RuleAgent plays every seat. ``act_batch``
+makes that data cheap: a few hundred games give a few hundred thousand decisions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from agents.ppo_agent import LEARNED_PHASES
+from agents.rule_agent import RuleAgent
+from wizard_env.actions import Phase
+from wizard_env.batch import WizardBatch
+from wizard_env.rules import Rules
+
+
+@dataclass
+class Demonstrations:
+    """RuleAgent's decisions: observations [N, OBS_SIZE], masks [N, NUM_ACTIONS], actions [N], returns [N]."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray  # the acting seat's score over the rest of its episode (round or game), unscaled
+
+
+def collect(rules: Rules, games: int, seed: int, learn: str, episode: str) -> Demonstrations:
+    """RuleAgent's decisions in the learned phases of ``games`` games where it holds every seat."""
+    learned = np.zeros(len(Phase), dtype=bool)
+    learned[list(LEARNED_PHASES[learn])] = True
+    batch = WizardBatch(rules, games, seed=seed, autoreset=False)
+    agent = RuleAgent(seed=np.random.default_rng([seed, 1]))
+    obs, masks, actions, rows_game, rows_seat = [], [], [], [], []
+    returns: list[np.ndarray] = []
+    pending: list[list[int]] = [[] for _ in range(games)]  # sample ids still collecting score, by game
+    count = 0
+    while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
+        o, m = batch.observe(live), batch.legal_masks(live)
+        a = agent.act_batch(o, m)
+        keep = learned[batch.phase[live]]
+        seats = batch.current[live]
+        batch.step(a, live)
+        obs.append(o[keep]), masks.append(m[keep]), actions.append(a[keep])
+        returns.append(np.zeros(int(keep.sum())))
+        ids = count + np.arange(int(keep.sum()))
+        for g, i in zip(live[keep], ids):
+            pending[g].append(i)
+        rows_game.append(live[keep]), rows_seat.append(seats[keep])
+        count += int(keep.sum())
+        ended = np.flatnonzero(batch.round_over)
+        if ended.size:
+            seat_of = np.concatenate(rows_seat)
+            flat = np.concatenate(returns)
+            for g in ended:
+                ids = np.array(pending[g], dtype=np.int64)
+                if ids.size:
+                    flat[ids] += batch.round_scores[g, seat_of[ids]]
+                if episode == "round" or batch.game_over[g]:
+                    pending[g] = []
+            returns = [flat]
+    return Demonstrations(np.concatenate(obs), np.concatenate(masks).astype(bool), np.concatenate(actions),
+                          np.concatenate(returns))
+
+
+def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed: int,
+          batch_size: int = 1024, lr: float = 1e-3) -> dict[str, float]:
+    """Fit the MaskablePPO ``policy`` to the demonstrations; the final accuracy and losses."""
+    generator = torch.Generator().manual_seed(seed)
+    obs = torch.as_tensor(demos.observations)
+    masks = torch.as_tensor(demos.masks)
+    actions = torch.as_tensor(demos.actions)
+    targets = torch.as_tensor(demos.returns * reward_scale, dtype=torch.float32)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        order = torch.randperm(len(obs), generator=generator)
+        for start in range(0, len(obs), batch_size):
+            idx = order[start:start + batch_size]
+            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+            policy_loss = -log_prob.mean()
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), targets[idx])
+            optimizer.zero_grad()
+            (policy_loss + 0.5 * value_loss).backward()
+            optimizer.step()
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        idx = torch.arange(min(len(obs), 20_000))
+        dist = policy.get_distribution(obs[idx], action_masks=masks[idx].numpy())
+        agree = (dist.distribution.probs.argmax(dim=1) == actions[idx]).float().mean()
+        values = policy.predict_values(obs[idx]).flatten()
+        value_mse = torch.nn.functional.mse_loss(values, targets[idx])
+    return {"samples": len(obs), "agreement": float(agree), "value_mse": float(value_mse)}
