@@ -167,6 +167,6 @@ def survive_chance(v: Views, row: np.ndarray, card: np.ndarray, led: np.ndarray,
     beat = np.where(sated[:, 1:], beat * SATED_BEAT_FACTOR, beat)
     keep = np.where(np.arange(1, v.num_players) < stop[:, None], 1 - beat, 1.0)
     chance = keep[:, 0]
-    for slot in range(1, v.num_players - 1):  # in slot order, as the chances were tuned
+    for slot in range(1, v.num_players - 1):  # in slot order: the same product to the bit
         chance = chance * keep[:, slot]
     return chance

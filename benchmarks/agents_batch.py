@@ -46,6 +46,8 @@ def decision_pool(rules: Rules, games: int, seed: int) -> tuple[np.ndarray, np.n
 
 def rate(decide, observations: np.ndarray, masks: np.ndarray, k: int, seconds: float) -> float:
     """Decisions per second of ``decide(observations[i:i+k], masks[i:i+k])`` over the pool, cycling."""
+    if len(observations) < k:  # a small pool is repeated to fill one batch
+        observations, masks = np.resize(observations, (k, observations.shape[1])), np.resize(masks, (k, masks.shape[1]))
     starts = range(0, len(observations) - k + 1, k)
     decide(observations[:k], masks[:k])  # warm up
     done, begin = 0, time.perf_counter()
