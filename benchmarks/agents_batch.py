@@ -8,7 +8,8 @@ Usage::
 
 The observations come from whole games of RuleAgents on the single-game engine (every decision of
 every seat, game seeds ``seed ..``). Each agent then decides batches of k of them, cycling through
-the pool, for at least ``--seconds`` per size; ``act`` is the per-observation call. ``--reference``
+the pool, for at least ``--seconds`` per size, and the rate is k over the median time of a call;
+``act`` is the per-observation call (timed as batches of 64 calls). ``--reference``
 loads an older rule_agent.py (one that defines RuleAgent.act) and times its ``act`` as well.
 """
 
@@ -45,17 +46,20 @@ def decision_pool(rules: Rules, games: int, seed: int) -> tuple[np.ndarray, np.n
 
 
 def rate(decide, observations: np.ndarray, masks: np.ndarray, k: int, seconds: float) -> float:
-    """Decisions per second of ``decide(observations[i:i+k], masks[i:i+k])`` over the pool, cycling."""
+    """Decisions per second of ``decide(observations[i:i+k], masks[i:i+k])``, cycling over the pool:
+    k over the median time of one call (the median, so that other work on a shared machine counts little)."""
     if len(observations) < k:  # a small pool is repeated to fill one batch
         observations, masks = np.resize(observations, (k, observations.shape[1])), np.resize(masks, (k, masks.shape[1]))
     starts = range(0, len(observations) - k + 1, k)
     decide(observations[:k], masks[:k])  # warm up
-    done, begin = 0, time.perf_counter()
+    times: list[float] = []
+    begin = time.perf_counter()
     while time.perf_counter() - begin < seconds:
         for start in starts:
+            call = time.perf_counter()
             decide(observations[start : start + k], masks[start : start + k])
-            done += k
-    return done / (time.perf_counter() - begin)
+            times.append(time.perf_counter() - call)
+    return k / float(np.median(times))
 
 
 def per_observation(agent: Agent):
