@@ -114,28 +114,31 @@ def foresight_chance(v: Views, trump: np.ndarray) -> np.ndarray:
 def one_card_chance(v: Views, uniforms: np.ndarray) -> np.ndarray:
     """Chance that my single card wins a one-card round, over sampled cards of the others.
 
-    Each sample deals n - 1 distinct cards of the unseen pool to slots 1.. in order, uniformly;
-    ``uniforms`` [k, samples, >= n - 1] in [0, 1) drive the draws.
+    Each sample deals n - 1 distinct cards of the unseen pool to the others, uniformly at random
+    (``uniforms`` [k, samples, >= n - 1] in [0, 1) drive the draws).
     """
     n, k = v.num_players, len(v.phase)
-    samples = uniforms.shape[1]
-    picks: list[np.ndarray] = []  # positions in the pool, listed card type by card type
+    # Positions in the pool, listed card type by card type: the t-th draw takes the pick-th position
+    # not yet taken, stepping over the taken ones (kept in ascending order).
+    start = np.cumsum(v.pool) - v.pool
+    pool = np.repeat(np.tile(np.arange(NUM_CARD_TYPES), k), v.unseen.ravel())
+    dealt, taken = [], []
     for t in range(n - 1):
-        pick = (uniforms[:, :, t] * (v.pool[:, None] - t)).astype(np.int64)  # the pick-th position not yet taken
-        if picks:
-            for taken in np.sort(np.stack(picks, axis=2), axis=2).transpose(2, 0, 1):
-                pick += pick >= taken
-        picks.append(pick)
-    stride = v.pool.max(initial=0) + 1
-    ends = (np.cumsum(v.unseen, axis=1) + stride * np.arange(k)[:, None]).ravel()
-    positions = np.stack(picks, axis=2) + stride * np.arange(k)[:, None, None]
-    dealt = np.searchsorted(ends, positions, side="right") - NUM_CARD_TYPES * np.arange(k)[:, None, None]
-    mine = np.broadcast_to((v.hand == 1).argmax(axis=1)[:, None, None], (k, samples, 1))
-    slots = np.concatenate([mine, dealt], axis=2)
-    order = np.broadcast_to(play_order(v.dealer, n)[:, None, :], slots.shape)
-    winner = trick_winners(np.take_along_axis(slots, order, axis=2), v.trump[:, None])
-    wins = (np.take_along_axis(order, winner[:, :, None], axis=2)[:, :, 0] == 0).sum(axis=1)
-    return wins / samples
+        pick = (uniforms[:, :, t] * (v.pool[:, None] - t)).astype(np.int64)
+        for low in taken:
+            pick += pick >= low
+        dealt.append(pool[start[:, None] + pick])
+        ascending = []
+        for low in taken:
+            ascending.append(np.minimum(low, pick))
+            pick = np.maximum(low, pick)
+        taken = ascending + [pick]
+    # The trick in play order: my card where I sit, the dealt cards in the other places.
+    me = ((n - 1 - v.dealer) % n)[:, None]
+    mine = (v.hand == 1).argmax(axis=1)[:, None]
+    tricks = np.stack([np.where(me == j, mine, np.where(j < me, dealt[min(j, n - 2)], dealt[max(j - 1, 0)])) for j in range(n)], axis=2)
+    wins = (trick_winners(tricks, v.trump[:, None]) == me).sum(axis=1)
+    return wins / uniforms.shape[1]
 
 
 def normalised_chances(v: Views) -> np.ndarray:

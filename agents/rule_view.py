@@ -224,9 +224,14 @@ _KEYS = _key_table()
 
 def led_suits(tricks: np.ndarray) -> np.ndarray:
     """Suit to follow in tricks [..., m] (NO_CARD-padded): the first non-Jester card's, NO_SUIT if a Wizard or none."""
-    sets_suit = (tricks != JESTER) & (tricks != NO_CARD)
-    first = np.take_along_axis(tricks, sets_suit.argmax(axis=-1)[..., None], axis=-1)[..., 0]
-    return np.where(sets_suit.any(axis=-1), SUIT_OF[first], NO_SUIT)
+    led = np.full(tricks.shape[:-1], NO_SUIT)
+    found = np.zeros(tricks.shape[:-1], dtype=bool)
+    for position in range(tricks.shape[-1]):
+        card = tricks[..., position]
+        sets = ~found & (card != JESTER) & (card != NO_CARD)
+        led = np.where(sets, SUIT_OF[card], led)
+        found |= sets
+    return led
 
 
 def card_keys(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
@@ -236,8 +241,13 @@ def card_keys(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarr
 
 def trick_winners(tricks: np.ndarray, trump: np.ndarray) -> np.ndarray:
     """Index in play order of the winning card of complete tricks [..., m]; ``trump`` broadcasts over [...]."""
-    trump = np.asarray(trump)[..., None]
-    return card_keys(tricks, led_suits(tricks)[..., None], trump).argmax(axis=-1)
+    led = led_suits(tricks)
+    top, winner = card_keys(tricks[..., 0], led, trump), np.zeros(tricks.shape[:-1], dtype=np.int64)
+    for position in range(1, tricks.shape[-1]):
+        key = card_keys(tricks[..., position], led, trump)
+        ahead = key > top  # ties go to the earlier card
+        top, winner = np.where(ahead, key, top), np.where(ahead, position, winner)
+    return winner
 
 
 def play_order(dealer: np.ndarray, n: int) -> np.ndarray:
