@@ -310,7 +310,7 @@ def test_console_script_and_main_agree(capsys):
 
 
 def test_make_agent_builds_the_named_agents_seeded():
-    assert AGENT_NAMES == ("random", "rule")
+    assert set(AGENT_NAMES) == {"random", "rule", "ppo"}
     assert isinstance(make_agent("rule", 0), RuleAgent)
     first, second = make_agent("random", 3), make_agent("random", 3)
     assert isinstance(first, RandomAgent)
@@ -322,8 +322,8 @@ def test_make_agent_builds_the_named_agents_seeded():
 def test_agent_specs_parse_name_and_argument_and_reject_unknown_names():
     assert parse_spec("rule") == ("rule", None)
     assert parse_spec("random:x") == ("random", "x")
-    with pytest.raises(ValueError, match="unknown agent 'ppo': known agents are random, rule"):
-        make_agent("ppo:model.zip", 0)
+    with pytest.raises(ValueError, match="unknown agent 'alphazero': known agents are random, rule, ppo"):
+        make_agent("alphazero:model.zip", 0)
     with pytest.raises(ValueError, match="takes no argument"):
         make_agent("random:3", 0)
 
