@@ -136,7 +136,8 @@ def one_card_chance(v: Views, uniforms: np.ndarray) -> np.ndarray:
     # The trick in play order: my card where I sit, the dealt cards in the other places.
     me = ((n - 1 - v.dealer) % n)[:, None]
     mine = (v.hand == 1).argmax(axis=1)[:, None]
-    tricks = np.stack([np.where(me == j, mine, np.where(j < me, dealt[min(j, n - 2)], dealt[max(j - 1, 0)])) for j in range(n)], axis=2)
+    places = [np.where(j < me, dealt[min(j, n - 2)], dealt[max(j - 1, 0)]) for j in range(n)]
+    tricks = np.stack([np.where(me == j, mine, place) for j, place in enumerate(places)], axis=2)
     wins = (trick_winners(tricks, v.trump[:, None]) == me).sum(axis=1)
     return wins / uniforms.shape[1]
 
@@ -199,7 +200,8 @@ def card_chances(v: Views, held_above: np.ndarray, higher: np.ndarray, spared: n
     trump = v.trump[:, None]
     trumps = TRUMP_TOP * np.exp(-TRUMP_DECAY * held_above)
     side = np.exp(-SIDE_DECAY * held_above - SIDE_RANK_DECAY * higher)
-    return np.where(SUIT_OF[:NUM_SUITED] == trump, trumps, np.where(trump == NO_SUIT, NO_TRUMP_TOP * side, SIDE_TOP * spared * side))
+    plain = np.where(trump == NO_SUIT, NO_TRUMP_TOP * side, SIDE_TOP * spared * side)
+    return np.where(SUIT_OF[:NUM_SUITED] == trump, trumps, plain)
 
 
 def not_ruffed_chances(v: Views) -> np.ndarray:

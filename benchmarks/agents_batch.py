@@ -100,7 +100,8 @@ def main() -> None:
         print(f"{label + ' (decisions/s)':<24}" + "".join(f"{r:12,.0f}" for r in rates))
     if args.reference:
         old = load_reference(args.reference)(0)
-        print(f"{'reference act':<24}" + " " * 12 * len(SIZES) + f"{rate(per_observation(old), observations, masks, 64, args.seconds):12,.0f}")
+        old_rate = rate(per_observation(old), observations, masks, 64, args.seconds)
+        print(f"{'reference act':<24}" + " " * 12 * len(SIZES) + f"{old_rate:12,.0f}")
 
 
 if __name__ == "__main__":
