@@ -1,0 +1,46 @@
+"""`wizard bench` runs every measurement, prints the table and writes JSON (no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.speed import parse_sizes, table
+from wizard_env.cli import main
+
+
+def test_bench_measures_every_engine_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "sub" / "bench.json"
+    assert main(["bench", "--seconds", "0.05", "--sizes", "1,3", "--vec-envs", "3", "--players", "3", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    results = json.loads(out.read_text())
+    assert results["num_players"] == 3 and results["aec_env"] > 0
+    assert [entry["batch_size"] for entry in results["batch"]] == [1, 3]
+    assert all(entry["decisions_per_s"] > 0 and 0 < entry["state_bytes_per_game"] <= 2048 for entry in results["batch"])
+    assert results["vec_env"]["num_envs"] == 3 and results["vec_env"]["batched"] > 0 and results["vec_env"]["dummy"] > 0
+    assert printed.startswith(table(results).splitlines()[0]) and "batched engine, B = 3" in printed
+    assert [p.name for p in out.parent.iterdir()] == ["bench.json"]  # no temporary file left behind
+
+
+def test_the_table_says_when_openspiel_is_missing():
+    results = {"num_players": 4, "seconds": 1, "seed": 0, "machine": {"python": "3", "numpy": "2", "cpus": 2},
+               "aec_env": 10.0, "openspiel_tensor": None, "openspiel_no_observation": None,
+               "batch": [{"batch_size": 2, "decisions_per_s": 20.0, "state_bytes_per_game": 100.0}]}
+    text = table(results)
+    assert "pip install .[bench]" in text and "OpenSpiel oh_hell" not in text
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [(["--seconds", "0"], "--seconds"), (["--sizes", "1,x"], "--sizes"), (["--sizes", "0"], "--sizes"),
+     (["--vec-envs", "-1"], "--vec-envs"), (["--rounds", "3"], "standard rules"), (["--players", "7"], "players")],
+)
+def test_bad_bench_options_give_one_error_line(args, message, capsys):
+    assert main(["bench", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wizard: error:") and message in err and err.count("\n") == 1
+
+
+def test_sizes_parse():
+    assert parse_sizes("1,64, 1024") == [1, 64, 1024]
