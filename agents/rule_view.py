@@ -35,13 +35,13 @@ _SHAPE = {f.name: f.shape for f in FIELDS}
 _INNER = {f.name: int(np.prod(f.shape[1:], dtype=np.int64)) for f in FIELDS}  # floats per entry of the first axis
 
 
-def field(observations: np.ndarray, name: str, slots: int | None = None, rows: np.ndarray | None = None) -> np.ndarray:
-    """One observation field of ``rows`` (default all), [k, *field shape] (the first ``slots`` only of a
-    by-slot field), as exact float32 counts, as ``observation.decode`` gives them."""
+def field(observations: np.ndarray, name: str, slots: int | None = None) -> np.ndarray:
+    """One observation field, [k, *field shape] (the first ``slots`` only of a by-slot field), as exact
+    float32 counts, as ``observation.decode`` gives them."""
     start, shape = SLICES[name].start, _SHAPE[name]
-    width = _INNER[name] * (shape[0] if slots is None else slots)
-    values = observations[:, start : start + width] if rows is None else observations[rows, start : start + width]
-    values = values.reshape(len(values), *((slots,) + shape[1:] if slots is not None else shape))
+    if slots is not None:
+        shape = (slots,) + shape[1:]
+    values = observations[:, start : start + _INNER[name] * shape[0]].reshape(len(observations), *shape)
     return values if _SCALE[name] == 1 else np.rint(values / np.float32(_SCALE[name]))
 
 
@@ -75,12 +75,12 @@ class Views:
 
 def read_views(observations: np.ndarray, rows: np.ndarray | None = None) -> list[tuple[np.ndarray, Views]]:
     """Decode observations[rows] (default all) into (positions in ``rows``, Views), one pair per player count."""
-    hot = field(observations, "num_players", rows=rows)
-    counts = MIN_PLAYERS + hot.argmax(axis=1)
+    if rows is not None:
+        observations = observations[rows]
+    counts = MIN_PLAYERS + field(observations, "num_players").argmax(axis=1)
     if (counts == counts[0]).all():
-        return [(np.arange(len(counts)), _read(observations, rows, int(counts[0])))]
-    every = np.arange(len(observations)) if rows is None else rows
-    return [(at, _read(observations, every[at], int(counts[at[0]]))) for at in _groups(counts)]
+        return [(np.arange(len(counts)), _read(observations, int(counts[0])))]
+    return [(at, _read(observations[at], int(counts[at[0]]))) for at in _groups(counts)]
 
 
 def _groups(values: np.ndarray) -> list[np.ndarray]:
@@ -97,11 +97,11 @@ def _int(values: np.ndarray) -> np.ndarray:
 _READ = np.stack([np.ones(NUM_CARD_TYPES), np.arange(NUM_CARD_TYPES)], axis=1).astype(np.float32)
 
 
-def _read(observations: np.ndarray, rows: np.ndarray | None, n: int) -> Views:
-    """Views of observations[rows] (default all), which all come from ``n``-player games."""
+def _read(observations: np.ndarray, n: int) -> Views:
+    """Views of observations that all come from ``n``-player games."""
 
     def read(name: str, slots: int | None = None) -> np.ndarray:
-        return field(observations, name, slots, rows)
+        return field(observations, name, slots)
 
     hand = read("hand")
     k = len(hand)
@@ -115,7 +115,7 @@ def _read(observations: np.ndarray, rows: np.ndarray | None, n: int) -> Views:
     visible = np.full((k, n), NO_CARD)
     blind = np.flatnonzero(hand @ _READ[:, 0] == 0)  # foresight rounds: the others' cards instead of mine
     if blind.size:
-        foresight = field(observations, "foresight", n, blind if rows is None else rows[blind])
+        foresight = field(observations[blind], "foresight", n)
         seen[blind] += foresight.sum(axis=1)
         visible[blind] = np.where(foresight.any(axis=2), foresight.argmax(axis=2), NO_CARD)
         visible[:, 0] = NO_CARD
@@ -191,11 +191,14 @@ def at_most_chance(pool: np.ndarray, special: np.ndarray, draws: np.ndarray, mos
     return _AT_MOST[pool, special, draws, most]
 
 
+#: [rank, rank]: 1 where the first rank outranks the second.
+_ABOVE = np.tril(np.ones((NUM_RANKS, NUM_RANKS), dtype=np.float32), k=-1)
+
+
 def above_in_suit(counts: np.ndarray) -> np.ndarray:
     """[k, 52]: for each suited card, the count of cards of its suit that outrank it."""
-    by_suit = counts[:, :NUM_SUITED].reshape(len(counts), NUM_SUITS, NUM_RANKS)
-    from_top = np.cumsum(by_suit[:, :, ::-1], axis=2)[:, :, ::-1]
-    return (from_top - by_suit).reshape(len(counts), NUM_SUITED)
+    by_rank = counts[:, :NUM_SUITED].reshape(-1, NUM_RANKS).astype(np.float32)
+    return (by_rank @ _ABOVE).astype(np.int64).reshape(len(counts), NUM_SUITED)  # small counts: exact in float32
 
 
 # -- tricks ---------------------------------------------------------------------------------------
