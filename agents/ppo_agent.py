@@ -51,6 +51,7 @@ def save_checkpoint(path: str | os.PathLike, config: Mapping, weights: Mapping[s
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez_compressed(f, **arrays)
+        os.chmod(tmp, 0o644)  # mkstemp makes the file private; a checkpoint is meant to be shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

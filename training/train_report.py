@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from .eval_report import _dump_json, _write_atomic, format_markdown
 from .evaluate import EvalResult
@@ -70,6 +71,8 @@ def plot(csv_path: Path, png_path: Path) -> Path:
     acc_ax.plot(steps, [float(r["rule_bid_accuracy"]) for r in rows], marker="o", label="rule")
     acc_ax.set(xlabel="PPO steps", ylabel="bid accuracy")
     acc_ax.legend()
+    for ax in (diff_ax, acc_ax):
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
     _write_atomic(png_path, lambda temp: fig.savefig(temp, format="png", dpi=100))
     return png_path
 
