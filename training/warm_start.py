@@ -37,36 +37,27 @@ def collect(rules: Rules, games: int, seed: int, learn: str, episode: str) -> De
     learned[list(LEARNED_PHASES[learn])] = True
     batch = WizardBatch(rules, games, seed=seed, autoreset=False)
     agent = RuleAgent(seed=np.random.default_rng([seed, 1]))
-    obs, masks, actions, rows_game, rows_seat = [], [], [], [], []
-    returns: list[np.ndarray] = []
-    pending: list[list[int]] = [[] for _ in range(games)]  # sample ids still collecting score, by game
-    count = 0
+    obs, masks, actions = [], [], []
+    returns: list[float] = []  # by sample: the acting seat's score, added as its rounds end
+    seat_of: list[int] = []
+    pending: list[list[int]] = [[] for _ in range(games)]  # samples of each game still collecting score
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
         o, m = batch.observe(live), batch.legal_masks(live)
         a = agent.act_batch(o, m)
         keep = learned[batch.phase[live]]
-        seats = batch.current[live]
-        batch.step(a, live)
+        for g, seat in zip(live[keep], batch.current[live][keep]):
+            pending[g].append(len(returns))
+            returns.append(0.0)
+            seat_of.append(int(seat))
         obs.append(o[keep]), masks.append(m[keep]), actions.append(a[keep])
-        returns.append(np.zeros(int(keep.sum())))
-        ids = count + np.arange(int(keep.sum()))
-        for g, i in zip(live[keep], ids):
-            pending[g].append(i)
-        rows_game.append(live[keep]), rows_seat.append(seats[keep])
-        count += int(keep.sum())
-        ended = np.flatnonzero(batch.round_over)
-        if ended.size:
-            seat_of = np.concatenate(rows_seat)
-            flat = np.concatenate(returns)
-            for g in ended:
-                ids = np.array(pending[g], dtype=np.int64)
-                if ids.size:
-                    flat[ids] += batch.round_scores[g, seat_of[ids]]
-                if episode == "round" or batch.game_over[g]:
-                    pending[g] = []
-            returns = [flat]
+        batch.step(a, live)
+        for g in np.flatnonzero(batch.round_over):
+            for i in pending[g]:
+                returns[i] += float(batch.round_scores[g, seat_of[i]])
+            if episode == "round" or batch.game_over[g]:
+                pending[g] = []
     return Demonstrations(np.concatenate(obs), np.concatenate(masks).astype(bool), np.concatenate(actions),
-                          np.concatenate(returns))
+                          np.array(returns))
 
 
 def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed: int,
