@@ -99,3 +99,25 @@ def test_warm_start_demonstrations_are_rule_agent_decisions_with_round_scores():
     met = returns > 0
     assert np.array_equal(returns[met], 20 + 10 * bids[met])
     assert np.all(returns[~met] % 10 == 0) and np.all(returns[~met] < 0)
+
+
+class Spy(RandomAgent):
+    """RandomAgent that records the phase of every observation it is asked about."""
+
+    def __init__(self, seed: int):
+        super().__init__(seed)
+        self.phases: set[int] = set()
+
+    def act_batch(self, observations, action_masks):
+        self.phases |= set(observations[:, SLICES["phase"]].argmax(axis=1).tolist())
+        return super().act_batch(observations, action_masks)
+
+
+@pytest.mark.parametrize("learn, delegated", [("bid", {Phase.PLAY}), ("play", {Phase.BID, Phase.TRUMP})])
+def test_the_learners_other_phase_goes_to_the_delegate(learn, delegated):
+    env = LearnerVecEnv(Rules.make(4, [2, 3]), 8, seed=3, learn=learn, pool=[RandomAgent(0)], weights=[1])
+    env.delegate = spy = Spy(1)
+    obs, agent = env.reset(), RandomAgent(2)
+    for _ in range(30):
+        obs, *_ = env.step(agent.act_batch(obs, env.action_masks().astype(np.int8)))
+    assert spy.phases and spy.phases <= {int(p) for p in delegated}
