@@ -21,8 +21,9 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
+# The shipped PPO agent against three RuleAgents on 300 duplicate deals (every deal in every seat rotation).
 demo: install
-	$(BIN)/wizard simulate --players 4 --agents rule,rule,rule,random --games 200 --seed 0
+	$(BIN)/wizard eval --players 4 --agents ppo,rule,rule,rule --games 300 --seed 0 --out runs/demo
 
 test: install-dev
 	$(BIN)/python -m pytest -q
