@@ -93,10 +93,6 @@ def _int(values: np.ndarray) -> np.ndarray:
     return values.astype(np.int64)
 
 
-#: Matmul weights that read a one-hot or count row: [its total, the card it holds when one-hot].
-_READ = np.stack([np.ones(NUM_CARD_TYPES), np.arange(NUM_CARD_TYPES)], axis=1).astype(np.float32)
-
-
 def _read(observations: np.ndarray, n: int) -> Views:
     """Views of observations that all come from ``n``-player games."""
 
@@ -113,7 +109,7 @@ def _read(observations: np.ndarray, n: int) -> Views:
     for slot in range(n):
         seen += played[:, slot]
     visible = np.full((k, n), NO_CARD)
-    blind = np.flatnonzero(hand @ _READ[:, 0] == 0)  # foresight rounds: the others' cards instead of mine
+    blind = np.flatnonzero(~hand.any(axis=1))  # foresight rounds: the others' cards instead of mine
     if blind.size:
         foresight = field(observations[blind], "foresight", n)
         seen[blind] += foresight.sum(axis=1)
@@ -124,7 +120,8 @@ def _read(observations: np.ndarray, n: int) -> Views:
     by_suit[:, :NUM_SUITS] = unseen[:, :NUM_SUITED].reshape(k, NUM_SUITS, NUM_RANKS).sum(axis=2)
 
     # The trick runs from the leader's slot onwards, up to the first slot that has not played.
-    down, card = _int(read("trick", n) @ _READ).transpose(2, 0, 1)  # one-hot rows: [played?, card]
+    trick_hot = read("trick", n)
+    down, card = trick_hot.any(axis=2), trick_hot.argmax(axis=2)
     order = (read("leader", n).argmax(axis=1)[:, None] + np.arange(n)) % n
     by_row = np.arange(k)[:, None]
     on = np.cumprod(down[by_row, order], axis=1).astype(bool)
@@ -139,7 +136,7 @@ def _read(observations: np.ndarray, n: int) -> Views:
         tricks_won=_int(read("tricks_won", n)),
         trick=trick,
         trick_len=on.sum(axis=1),
-        held=np.minimum(np.maximum(hand_size[:, None] - _int(played @ _READ[:, 0]), 0), MAX_HAND_SIZE),
+        held=np.minimum(np.maximum(hand_size[:, None] - _int(played.sum(axis=2)), 0), MAX_HAND_SIZE),
         unseen=unseen,
         pool=unseen.sum(axis=1),
         suit_unseen=by_suit,
@@ -191,14 +188,11 @@ def at_most_chance(pool: np.ndarray, special: np.ndarray, draws: np.ndarray, mos
     return _AT_MOST[pool, special, draws, most]
 
 
-#: [rank, rank]: 1 where the first rank outranks the second.
-_ABOVE = np.tril(np.ones((NUM_RANKS, NUM_RANKS), dtype=np.float32), k=-1)
-
-
 def above_in_suit(counts: np.ndarray) -> np.ndarray:
     """[k, 52]: for each suited card, the count of cards of its suit that outrank it."""
-    by_rank = counts[:, :NUM_SUITED].reshape(-1, NUM_RANKS).astype(np.float32)
-    return (by_rank @ _ABOVE).astype(np.int64).reshape(len(counts), NUM_SUITED)  # small counts: exact in float32
+    by_suit = counts[:, :NUM_SUITED].reshape(len(counts), NUM_SUITS, NUM_RANKS)
+    from_top = np.cumsum(by_suit[:, :, ::-1], axis=2)[:, :, ::-1]
+    return (from_top - by_suit).reshape(len(counts), NUM_SUITED)
 
 
 # -- tricks ---------------------------------------------------------------------------------------
