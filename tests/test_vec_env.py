@@ -14,6 +14,7 @@ from stable_baselines3.common.vec_env import VecCheckNan, VecMonitor, VecNormali
 
 from agents import Agent, RandomAgent  # noqa: E402
 from wizard_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, Phase, Rules, WizardGame, decode, observe  # noqa: E402
+from wizard_env.observation import SLICES  # noqa: E402
 from wizard_env.vec_env import WizardVecEnv  # noqa: E402
 
 SHORT = dict(num_players=4, rounds=3)
@@ -335,11 +336,84 @@ def test_weights_choose_pool_members_and_a_new_pool_starts_with_each_next_game()
         (dict(num_envs=2, learner_seat=4), "learner_seat must be None or a seat 0..3"),
         (dict(num_envs=2, reward_scale=0), "reward_scale must be a positive"),
         (dict(num_envs=2, num_players=7), "num_players"),
+        (dict(num_envs=2, learn="trump"), "learn must be one of both, bid, play, not 'trump'"),
+        (dict(num_envs=2, episode="trick"), "episode must be one of game, round, not 'trick'"),
     ],
 )
 def test_bad_arguments_raise_value_error_naming_the_problem(kwargs, why):
     with pytest.raises(ValueError, match=why):
         WizardVecEnv(**kwargs)
+
+
+# -- learned phases and rounds as episodes ----------------------------------------------------------
+
+
+class Spy(RandomAgent):
+    """RandomAgent that records the phase of every observation it is asked about."""
+
+    name = "spy"
+
+    def __init__(self, seed: int):
+        super().__init__(seed)
+        self.phases: set[int] = set()
+
+    def act_batch(self, observations, action_masks):
+        """A random legal action per row; the phases seen are recorded."""
+        self.phases |= set(observations[:, SLICES["phase"]].argmax(axis=1).tolist())
+        return super().act_batch(observations, action_masks)
+
+
+@pytest.mark.parametrize("learn, phases", [("bid", {Phase.TRUMP, Phase.BID}), ("play", {Phase.PLAY}),
+                                           ("both", {Phase.TRUMP, Phase.BID, Phase.PLAY})])
+def test_the_learner_only_sees_decisions_of_the_phases_it_learns_and_rounds_end_episodes(learn, phases):
+    env = WizardVecEnv(16, seed=1, num_players=4, rounds=[1, 3, 5], opponents=RandomAgent(0), learn=learn,
+                       episode="round")
+    obs, rng, seen, games, rounds = env.reset(), np.random.default_rng(1), set(), 0, 0
+    for _ in range(80):
+        seen |= set(obs[:, SLICES["phase"]].argmax(axis=1).tolist())
+        seats = np.array(env.get_attr("learner_seat"))
+        assert np.array_equal(obs, env.batch.observe(observers=seats)) and (env.batch.current == seats).all()
+        obs, rewards, dones, infos = env.step(random_legal(env.action_masks(), rng))
+        games += sum("episode" in i for i in infos)
+        rounds += int(dones.sum())
+    assert seen <= {int(p) for p in phases}
+    assert {int(p) for p in phases if p != Phase.TRUMP} <= seen  # the dealer chooses trump only under a Wizard
+    assert games > 0 and rounds >= 3 * games  # an episode per round
+
+
+@pytest.mark.parametrize("learn, delegated", [("bid", {Phase.PLAY}), ("play", {Phase.BID, Phase.TRUMP}), ("both", set())])
+def test_the_learners_other_phases_go_to_the_delegate_and_only_those(learn, delegated):
+    env = WizardVecEnv(8, seed=3, num_players=4, rounds=[2, 3], opponents=RandomAgent(0), learn=learn)
+    assert (env.delegate is None) == (learn == "both")
+    spy = env.delegate = Spy(1)
+    obs, rng = env.reset(), np.random.default_rng(2)
+    for _ in range(30):
+        obs, *_ = env.step(random_legal(env.action_masks(), rng))
+    delegated = {int(p) for p in delegated}
+    assert delegated - {int(Phase.TRUMP)} <= spy.phases <= delegated  # trump is chosen only under a Wizard
+
+
+@pytest.mark.parametrize("learn", ["bid", "play", "both"])
+def test_round_episodes_reward_each_round_and_log_the_unscaled_final_total(learn):
+    env = WizardVecEnv(8, seed=2, num_players=4, rounds=[2, 4], opponents=FirstLegal(), learn=learn,
+                       episode="round", reward_scale=0.5)
+    obs, rng = env.reset(), np.random.default_rng(3)
+    game, checked = np.zeros(8), 0
+    for _ in range(40):
+        before = obs
+        obs, rewards, dones, infos = env.step(random_legal(env.action_masks(), rng))
+        game += rewards / 0.5
+        assert not rewards[~dones].any()  # a round's score comes with its done
+        for g in np.flatnonzero(dones):
+            if "episode" in infos[g]:  # the game ended: its real last view
+                totals = infos[g]["final_totals"]
+                assert game[g] == totals[infos[g]["learner_seat"]] == infos[g]["episode"]["r"]
+                assert decode(infos[g]["terminal_observation"])["phase"][Phase.OVER] == 1
+                game[g], checked = 0, checked + 1
+            else:  # the learner's last decision of the round
+                assert set(infos[g]) == {"terminal_observation"}
+                assert np.array_equal(infos[g]["terminal_observation"], before[g])
+    assert checked >= 8
 
 
 # -- attributes and methods through the VecEnv interface ------------------------------------------

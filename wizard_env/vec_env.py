@@ -29,6 +29,10 @@ a list of them. Unlike ``WizardSingleAgentEnv``, a list is a pool to draw from, 
 ``opponent_weights``: how often each pool member is drawn (default: equally often).
 ``learner_seat``: a fixed seat for the learner; by default each game draws it at random.
 ``reward_scale``: multiplies every reward (default 1.0).
+``learn``: the phases the learner decides, ``"both"`` (default), ``"bid"`` (trump and bids) or
+``"play"`` (``agents.ppo_agent.LEARNED_PHASES``). Its own decisions in the other phases are made by
+a delegate RuleAgent, and a step waits only for learner decisions in the learned phases.
+``episode``: ``"game"`` (default) or ``"round"``; see Rounds as episodes.
 A bad argument raises ValueError naming the problem.
 
 Observations, actions, masks
@@ -52,6 +56,16 @@ as ``rollout/ep_rew_mean`` without a ``VecMonitor`` (wrapping in one also works)
 empty; ``reset_infos`` and ``get_attr`` of ``"learner_seat"``, ``"game_seed"`` and
 ``"seat_agents"`` (the Agent in each seat, None for the learner) describe the current games.
 
+Rounds as episodes
+------------------
+A round's score depends only on that round's decisions, so with ``episode="round"`` ``dones[i]`` is
+also True at every round end: the game goes on, and the value to learn is the rest of one round's
+score, with far less variance. At a round end that does not end the game, ``infos[i]`` holds only
+``terminal_observation``: the learner's last decision of that round (the observation its final
+action of the round was chosen on; the engine has already dealt the next round). At a game end the
+infos are as above, except ``episode`` = {"r": the learner's final total, unscaled, "l": learner
+steps in the whole game}, so SB3 logs game totals as ``rollout/ep_rew_mean``.
+
 Opponent pool
 -------------
 At every game start, each opponent seat draws a pool member by ``opponent_weights``.
@@ -62,8 +76,9 @@ Seeds
 -----
 Every game start draws its game seed, the learner's seat and its opponents from the Generator
 (the seat is drawn even when fixed, so fixing it leaves the other draws alone). Agents built from
-specs get seeds drawn from it when the pool is set or the Generator is seeded; ``Agent`` objects
-are used as they are. ``reset()`` starts new games in every slot; SB3's ``seed(s)`` (which
+specs get seeds drawn from it when the pool is set or the Generator is seeded, and then the
+delegate (only when ``learn`` is not ``"both"``); ``Agent`` objects are used as they are.
+``reset()`` starts new games in every slot; SB3's ``seed(s)`` (which
 MaskablePPO's ``seed`` calls) reseeds the Generator with ``s`` at the next ``reset()``, so
 ``WizardVecEnv(seed=s).reset()`` and ``env.seed(s); env.reset()`` play the same games.
 """
@@ -78,9 +93,10 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from agents import Agent, make_agent
+from agents.ppo_agent import LEARNED_PHASES
 from agents.registry import parse_spec
 
-from .actions import NUM_ACTIONS, IllegalActionError
+from .actions import NUM_ACTIONS, IllegalActionError, Phase
 from .batch import MAX_GAME_SEED, WizardBatch
 from .environment import _SEED_BOUND, _observation_bounds
 from .observation import OBS_SIZE
@@ -94,6 +110,8 @@ PER_GAME_METHODS = ("action_masks",)
 WHOLE_METHODS = ("set_opponent_pool",)
 #: ``get_attr`` names answered per game (``seat_agents``: the Agent in each seat, None for the learner).
 PER_GAME_ATTRIBUTES = ("learner_seat", "game_seed", "seat_agents")
+#: What one learner episode is: a whole game, or each round of it.
+EPISODES = ("game", "round")
 
 
 def check_pool(opponents: Opponent | Sequence[Opponent], weights: Sequence[float] | None) -> tuple[list[Opponent], np.ndarray]:
@@ -135,6 +153,8 @@ class WizardVecEnv(VecEnv):
         opponent_weights: Sequence[float] | None = None,
         learner_seat: int | None = None,
         reward_scale: float = 1.0,
+        learn: str = "both",
+        episode: str = "game",
     ):
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
@@ -143,6 +163,14 @@ class WizardVecEnv(VecEnv):
         self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
         self.fixed_seat = _check_seat(learner_seat, self.rules.num_players)
         self.reward_scale = _check_scale(reward_scale)
+        if learn not in LEARNED_PHASES:
+            raise ValueError(f"learn must be one of {', '.join(LEARNED_PHASES)}, not {learn!r}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {', '.join(EPISODES)}, not {episode!r}")
+        self.learn, self.episode = learn, episode
+        self.learned = np.zeros(len(Phase), dtype=bool)  # by phase: does the learner decide it
+        self.learned[list(LEARNED_PHASES[learn])] = True
+        self.delegate: Agent | None = None  # the learner's decisions in the other phases
         self.render_mode = None
         self._pool_entries, self._pool_p = check_pool(opponents, opponent_weights)
         self.batch: WizardBatch | None = None
@@ -154,6 +182,7 @@ class WizardVecEnv(VecEnv):
         self._returns = np.zeros(b, dtype=np.float64)
         self._lengths = np.zeros(b, dtype=np.int64)
         self._buffer = np.empty((b, OBS_SIZE), dtype=np.float32)  # the opponents' observations
+        self._last_obs: np.ndarray | None = None  # the learner's views the last step returned
         low, high = _observation_bounds()
         super().__init__(b, spaces.Box(low, high, dtype=np.float32), spaces.Discrete(NUM_ACTIONS))
         self._seed(seed)
@@ -175,7 +204,8 @@ class WizardVecEnv(VecEnv):
         self._start_games(np.arange(self.num_envs))
         self._play_opponents_until_learner()
         self.reset_infos = [{"learner_seat": int(s), "game_seed": int(g)} for s, g in zip(self._seat, self.batch.game_seed)]
-        return self.batch.observe(observers=self._seat)
+        self._last_obs = self.batch.observe(observers=self._seat)
+        return self._last_obs
 
     def step_async(self, actions: np.ndarray) -> None:
         """Keep the learner's actions (one per game) for ``step_wait``."""
@@ -186,13 +216,13 @@ class WizardVecEnv(VecEnv):
         self._actions = actions
 
     def step_wait(self) -> VecEnvStepReturn:
-        """Apply the learner's actions, then the opponents' until every game is at the learner's turn."""
+        """Apply the learner's actions, then the others' until every game waits for a learned decision."""
         batch = self._require_batch()
         if self._actions is None:
             raise RuntimeError("step_wait() needs a step_async(actions) first")
         actions, self._actions = self._actions, None
         try:
-            batch.step(actions)  # every game is at the learner's turn
+            batch.step(actions)  # every game is at a learned decision of the learner
         except IllegalActionError as error:
             raise IllegalActionError(f"learner's action: {error}") from None
         self._lengths += 1
@@ -201,7 +231,8 @@ class WizardVecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         self._collect(rewards, dones, infos)
         self._play_opponents_until_learner(rewards, dones, infos)
-        return batch.observe(observers=self._seat), (rewards * self.reward_scale).astype(np.float32), dones, infos
+        self._last_obs = batch.observe(observers=self._seat)
+        return self._last_obs, (rewards * self.reward_scale).astype(np.float32), dones, infos
 
     def close(self) -> None:
         """Drop the games (there is nothing else to release); ``reset()`` starts new ones."""
@@ -268,6 +299,8 @@ class WizardVecEnv(VecEnv):
         """Seed the Generator and rebuild the spec-made agents from it."""
         self.rng = np.random.default_rng(seed)
         self._build_pool()
+        if self.learn != "both":
+            self.delegate = make_agent("rule", seed=int(self.rng.integers(_SEED_BOUND)))
 
     def _build_pool(self) -> None:
         """Build the pool's agents (specs seeded from the Generator); keep only agents still in play."""
@@ -302,39 +335,44 @@ class WizardVecEnv(VecEnv):
 
     def _play_opponents_until_learner(self, rewards: np.ndarray | None = None, dones: np.ndarray | None = None,
                                       infos: list[dict] | None = None) -> None:
-        """Play the opponents' moves, one batched move at a time, until every game is at the learner's turn."""
+        """Play opponents' and delegated moves, one batched move at a time, until every game waits for the learner."""
         batch = self.batch
-        while (waiting := np.flatnonzero(batch.current != self._seat)).size:
+        while (waiting := np.flatnonzero((batch.current != self._seat) | ~self.learned[batch.phase])).size:
             self._play_opponents(waiting)
             if rewards is not None:
                 self._collect(rewards, dones, infos)
 
     def _play_opponents(self, games: np.ndarray) -> None:
-        """One move in each of ``games`` (an opponent to act in each): one act_batch call per agent."""
+        """One move in each of ``games`` (an opponent or the delegate to act in each): one act_batch call per agent."""
         batch, k = self.batch, len(games)
         who = self._table[games, batch.current[games]]
         observations = batch.observe(games, out=self._buffer[:k])
         masks = batch.legal_masks(games)
         agents = np.unique(who)
         if agents.size == 1:
-            actions = np.asarray(self._agents[agents[0]].act_batch(observations, masks))
+            actions = np.asarray(self._agent(agents[0]).act_batch(observations, masks))
         else:
             actions = np.empty(k, dtype=np.int64)
             for a in agents:
                 rows = np.flatnonzero(who == a)
-                actions[rows] = self._agents[a].act_batch(observations[rows], masks[rows])
+                actions[rows] = self._agent(a).act_batch(observations[rows], masks[rows])
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = in_range & (masks[np.arange(k), np.where(in_range, actions, 0)] != 0)
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
+            role = "delegate" if who[i] == LEARNER else "opponent"
             raise IllegalActionError(
-                f"opponent {self._agents[who[i]].name!r} chose illegal action {actions[i]} in game {games[i]} "
+                f"{role} {self._agent(who[i]).name!r} chose illegal action {actions[i]} in game {games[i]} "
                 f"(legal: {np.flatnonzero(masks[i]).tolist()})"
             )
         batch.apply(games, actions.astype(np.int64, copy=False), masks)
 
+    def _agent(self, index: int) -> Agent:
+        """The agent at this index of the table; the delegate for the learner's seat."""
+        return self.delegate if index == LEARNER else self._agents[index]
+
     def _collect(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
-        """Add the learner's scores of the rounds that just ended; close finished games and start new ones."""
+        """Add the learner's scores of the rounds that just ended; close finished episodes and start new games."""
         batch = self.batch
         if not batch.round_over.any():
             return
@@ -342,18 +380,24 @@ class WizardVecEnv(VecEnv):
         scores = batch.round_scores[ended, self._seat[ended]]
         rewards[ended] += scores
         self._returns[ended] += scores * self.reward_scale
+        if self.episode == "round":
+            dones[ended] = True
+            for g in ended:
+                infos[g] = {"terminal_observation": self._last_obs[g].copy()}
         if not batch.game_over.any():
             return
         over = np.flatnonzero(batch.game_over)
         terminal = batch.observe(over, observers=self._seat[over])
+        rounds = self.episode == "round"
         for row, g in enumerate(over):
             dones[g] = True
+            r = batch.final_totals[g, self._seat[g]] if rounds else self._returns[g]
             infos[g] = {
                 "terminal_observation": terminal[row],
                 "final_totals": batch.final_totals[g].tolist(),
                 "learner_seat": int(self._seat[g]),
                 "game_seed": int(batch.final_seed[g]),
-                "episode": {"r": float(self._returns[g]), "l": int(self._lengths[g])},
+                "episode": {"r": float(r), "l": int(self._lengths[g])},
             }
         self._start_games(over)
 
