@@ -1,4 +1,4 @@
-"""``wizard train``: a smoke run writes a loadable checkpoint and resumes; the learner env plays the right phases."""
+"""``wizard train``: a smoke run writes a loadable checkpoint and resumes; warm-start demonstrations."""
 
 from __future__ import annotations
 
@@ -6,11 +6,8 @@ import csv
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from agents.ppo_agent import PPOAgent, load_checkpoint
-from agents.random_agent import RandomAgent
-from training.learner_env import LearnerVecEnv
 from training.warm_start import collect
 from wizard_env.actions import Phase
 from wizard_env.cli import main
@@ -54,38 +51,6 @@ def test_train_refuses_to_overwrite_a_run_or_resume_nothing(tmp_path: Path, caps
     assert "--pool" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("learn, phases", [("bid", {Phase.TRUMP, Phase.BID}), ("play", {Phase.PLAY}),
-                                           ("both", {Phase.TRUMP, Phase.BID, Phase.PLAY})])
-def test_the_learner_only_sees_decisions_of_the_phases_it_learns(learn, phases):
-    rules = Rules.make(4, [1, 3, 5])
-    env = LearnerVecEnv(rules, 16, seed=1, learn=learn, pool=[RandomAgent(0)], weights=[1])
-    obs, agent, seen, games, rounds = env.reset(), RandomAgent(1), set(), 0, 0
-    for _ in range(80):
-        seen |= set(obs[:, SLICES["phase"]].argmax(axis=1).tolist())
-        assert np.array_equal(obs, env.batch.observe(None, env.seats))  # the learner's own view
-        obs, rewards, dones, infos = env.step(agent.act_batch(obs, env.action_masks().astype(np.int8)))
-        games += sum("episode" in i for i in infos)
-        rounds += int(dones.sum())
-    assert seen <= {int(p) for p in phases}
-    assert {int(p) for p in phases if p != Phase.TRUMP} <= seen  # the dealer chooses trump only under a Wizard
-    assert games > 0 and rounds >= 3 * games  # an episode per round
-
-
-def test_round_rewards_add_up_to_the_learners_final_total():
-    rules = Rules.make(4, [2, 4])
-    env = LearnerVecEnv(rules, 8, seed=2, learn="both", reward_scale=1.0, pool=[RandomAgent(0)], weights=[1])
-    obs, agent = env.reset(), RandomAgent(3)
-    running, checked = np.zeros(8), 0
-    for _ in range(60):
-        obs, rewards, dones, infos = env.step(agent.act_batch(obs, env.action_masks().astype(np.int8)))
-        running += rewards
-        for g, info in enumerate(infos):
-            if "episode" in info:
-                assert running[g] == info["episode"]["r"]
-                running[g], checked = 0, checked + 1
-    assert checked >= 8
-
-
 def test_warm_start_demonstrations_are_rule_agent_decisions_with_round_scores():
     rules = Rules.make(4, [1, 2])
     demos = collect(rules, 6, seed=0, learn="bid", episode="round")
@@ -99,25 +64,3 @@ def test_warm_start_demonstrations_are_rule_agent_decisions_with_round_scores():
     met = returns > 0
     assert np.array_equal(returns[met], 20 + 10 * bids[met])
     assert np.all(returns[~met] % 10 == 0) and np.all(returns[~met] < 0)
-
-
-class Spy(RandomAgent):
-    """RandomAgent that records the phase of every observation it is asked about."""
-
-    def __init__(self, seed: int):
-        super().__init__(seed)
-        self.phases: set[int] = set()
-
-    def act_batch(self, observations, action_masks):
-        self.phases |= set(observations[:, SLICES["phase"]].argmax(axis=1).tolist())
-        return super().act_batch(observations, action_masks)
-
-
-@pytest.mark.parametrize("learn, delegated", [("bid", {Phase.PLAY}), ("play", {Phase.BID, Phase.TRUMP})])
-def test_the_learners_other_phase_goes_to_the_delegate(learn, delegated):
-    env = LearnerVecEnv(Rules.make(4, [2, 3]), 8, seed=3, learn=learn, pool=[RandomAgent(0)], weights=[1])
-    env.delegate = spy = Spy(1)
-    obs, agent = env.reset(), RandomAgent(2)
-    for _ in range(30):
-        obs, *_ = env.step(agent.act_batch(obs, env.action_masks().astype(np.int8)))
-    assert spy.phases and spy.phases <= {int(p) for p in delegated}

@@ -5,9 +5,9 @@
     wizard train --learn both --timesteps 2000000    # learn card play too
 
 The run: RuleAgent's decisions are cloned first (``training.warm_start``), then PPO improves on
-them in ``LearnerVecEnv`` games. Every ``--eval-every`` steps the current policy plays duplicate
-deals against three RuleAgents (``training.evaluate``); the results go to ``curve.csv`` and
-``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
+them in ``WizardVecEnv`` games (``--episode round``, the default: every round ends an episode).
+Every ``--eval-every`` steps the current policy plays duplicate deals against three RuleAgents
+(``training.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
 checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
 
 Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2
@@ -133,11 +133,12 @@ class Trainer:
     """One run: the env, the model, the opponent pool and the periodic bookkeeping."""
 
     def __init__(self, cfg: TrainConfig, rules: Rules, out: Path, quiet: bool = False, log=None):
-        from .learner_env import LearnerVecEnv
+        from wizard_env.vec_env import WizardVecEnv
 
         check_config(cfg)
         self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log or say
-        self.env = LearnerVecEnv(rules, cfg.num_envs, cfg.seed, cfg.learn, cfg.episode, cfg.reward_scale)
+        self.env = WizardVecEnv(cfg.num_envs, seed=cfg.seed, **rules_json(rules), learn=cfg.learn,
+                                episode=cfg.episode, reward_scale=cfg.reward_scale)
         self.rule = RuleAgent(seed=np.random.default_rng([cfg.seed, 5]))
         self.random = RandomAgent(seed=np.random.default_rng([cfg.seed, 6]))
         self.snapshots: list[PPOAgent] = []
