@@ -176,6 +176,11 @@ def run_all(num_players: int, sizes: list[int], seconds: float, seed: int, num_e
         log(f"measuring the batched engine at B = {size} ...")
         step, nbytes = batch_loop(num_players, size, seed)
         results["batch"].append({"batch_size": size, "decisions_per_s": rate(step, seconds), "state_bytes_per_game": nbytes})
+    try:
+        import stable_baselines3  # noqa: F401
+    except ImportError:
+        log("skipping the VecEnvs: stable-baselines3 is not installed (pip install -c constraints.txt -e '.[train]')")
+        num_envs = 0
     if num_envs:
         log(f"measuring the VecEnvs ({num_envs} games, RuleAgent opponents) ...")
         results["vec_env"] = {"num_envs": num_envs, **vec_env_rates(num_players, num_envs, seed, seconds)}

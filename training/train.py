@@ -318,6 +318,14 @@ def run(args: argparse.Namespace) -> int:
     """``wizard train``."""
     from wizard_env.cli import make_rules
 
+    for package in ("torch", "stable_baselines3", "sb3_contrib", "tensorboard"):
+        try:
+            __import__(package)
+        except ImportError:
+            raise ValueError(
+                f"wizard train needs {package}, from the train extras: pip install -c constraints.txt -e '.[train]'"
+            ) from None
+
     rules = make_rules(args)
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     values = {k: v for k, v in vars(args).items() if k in fields and k not in ("pool", "hidden", "activation")}
