@@ -73,6 +73,9 @@ class WizardBatch:
     After each ``step``, flags and results of the step, valid where the flag is set:
     ``round_over`` with ``round_scores``, ``round_bids``, ``round_tricks``, ``round_hand_size``,
     ``round_dealer``; ``game_over`` with ``final_totals`` and ``final_seed``.
+
+    Legal masks are cached per game until ``step`` changes it; code that writes the state arrays
+    directly (tests building a position) must set ``mask_stale`` for those games.
     """
 
     def __init__(
@@ -188,7 +191,9 @@ class WizardBatch:
         # secret: others' bids are revealed at the end of the round, which starts the next one
         return made & shown
 
-    def observe(self, games: np.ndarray | None = None, observers: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    def observe(
+        self, games: np.ndarray | None = None, observers: np.ndarray | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """float32 observations [k, OBS_SIZE], by default of each game's acting seat.
 
         ``out``: an array of that shape to overwrite instead of allocating a new one.
@@ -197,7 +202,11 @@ class WizardBatch:
 
         g = self._select(games)
         observers = self.current[g] if observers is None else np.asarray(observers)
-        if observers.shape != g.shape or not np.issubdtype(observers.dtype, np.integer) or (observers.size and not (0 <= observers.min() and observers.max() < self.num_players)):
+        if (
+            observers.shape != g.shape
+            or not np.issubdtype(observers.dtype, np.integer)
+            or (observers.size and (observers.min() < 0 or observers.max() >= self.num_players))
+        ):
             raise ValueError(f"observers must be {len(g)} seats in 0..{self.num_players - 1}, not {observers!r}")
         if out is not None and (out.shape != (len(g), OBS_SIZE) or out.dtype != np.float32):
             raise ValueError(f"out must be a float32 array of shape {(len(g), OBS_SIZE)}, not {out.dtype} {out.shape}")
