@@ -104,7 +104,7 @@ from pettingzoo.utils import wrappers
 
 from .game import NUM_ACTIONS, WizardGame, check_seed
 from .observation import OBS_SIZE, SLICES, observe
-from .render import render_text
+from .render import render_for_mode
 from .rules import Rules
 
 REWARD_MODES = ("score", "relative")
@@ -225,20 +225,8 @@ class raw_env(AECEnv):
 
     def render(self) -> str | None:
         """The table as text (``"ansi"``), printed (``"human"``); warns and returns None without a mode."""
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        if self.game is None:
-            text = "(no game yet: call reset())"
-        else:
-            viewer = None if self.render_view == "all" else self.game.current
-            text = render_text(self.game, viewer, self.possible_agents)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        viewer = None if self.render_view == "all" or self.game is None else self.game.current
+        return render_for_mode(self.render_mode, self.game, viewer, self.possible_agents)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -41,3 +41,18 @@ def render_text(game: WizardGame, viewer: int | None = None, names: list[str] | 
     if game.is_over:
         lines.append("Game over. Final totals: " + ", ".join(f"{names[s]} {game.totals[s]}" for s in range(n)))
     return "\n".join(lines)
+
+
+def render_for_mode(render_mode: str | None, game: WizardGame | None, viewer: int | None, names: list[str]) -> str | None:
+    """What an env's ``render()`` gives: the table as text for ``"ansi"``, printed for ``"human"``
+    (returning None), and a warning and None without a render mode."""
+    if render_mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+        return None
+    text = "(no game yet: call reset())" if game is None else render_text(game, viewer, names)
+    if render_mode == "human":
+        print(text + "\n")
+        return None
+    return text

@@ -67,7 +67,7 @@ from agents.registry import parse_spec
 from .environment import _SEED_BOUND, _observation_bounds
 from .game import NUM_ACTIONS, WizardGame
 from .observation import observe
-from .render import render_text
+from .render import render_for_mode
 from .rules import Rules
 
 #: An opponent as ``opponents`` takes it: an agent spec such as ``"rule"``, or an Agent.
@@ -197,18 +197,8 @@ class WizardSingleAgentEnv(gym.Env):
 
     def render(self) -> str | None:
         """The table as text (``"ansi"``), printed (``"human"``); warns and returns None without a mode."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        if self.game is None:
-            text = "(no game yet: call reset())"
-        else:
-            names = [f"player_{s}" + (" (learner)" if s == self.learner_seat else "") for s in range(self.rules.num_players)]
-            text = render_text(self.game, None, names)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        names = [f"player_{s}" + (" (learner)" if s == self.learner_seat else "") for s in range(self.rules.num_players)]
+        return render_for_mode(self.render_mode, self.game, None, names)
 
     def _require_game(self) -> WizardGame:
         if self.game is None:
