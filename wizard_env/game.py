@@ -39,23 +39,13 @@ def first_dealer(seed: int, num_players: int) -> int:
     return shuffle_game(seed, 0, num_players)[0]
 
 
-def _scalar(name: str, doc: str, kind: type = int) -> property:
-    """A property reading and writing game 0 of the batch's array ``name``."""
+def _state(name: str, doc: str, kind: type | None = None) -> property:
+    """A property reading and writing game 0 of the batch's array ``name``: as ``kind`` (a scalar),
+    or without ``kind`` as a writable view of its row."""
 
     def get(self):
-        return kind(getattr(self.batch, name)[0])
-
-    def set_(self, value):
-        getattr(self.batch, name)[0] = value
-        self.batch.mask_stale[0] = True
-
-    return property(get, set_, doc=doc)
-
-
-def _row(name: str, doc: str) -> property:
-    """A property giving (and replacing) the batch's array ``name`` of game 0, as a writable view."""
-
-    def get(self):
+        if kind is not None:
+            return kind(getattr(self.batch, name)[0])
         self.batch.mask_stale[0] = True  # the caller may change the state through the view
         return getattr(self.batch, name)[0]
 
@@ -81,20 +71,20 @@ class WizardGame:
         self.batch = WizardBatch(rules, seeds=[self.seed], autoreset=False, record=record)
         self._games = self.batch.all_games
 
-    phase = _scalar("phase", "What the acting player decides.", Phase)
-    round_index = _scalar("round_index", "Round being played, from 0.")
-    current = _scalar("current", "Seat to act.")
-    dealer = _scalar("dealer", "Seat that dealt this round.")
-    leader = _scalar("leader", "Seat that leads (led) the current trick.")
-    trump = _scalar("trump", "Trump suit, NO_SUIT for none.")
-    trump_card = _scalar("trump_card", "Turned-up card, NO_CARD for none.")
-    first_dealer = _scalar("first_dealer", "Seat that dealt the first round.")
-    hands = _row("hands", "Cards held, counts [seat, card type].")
-    played = _row("played", "Cards played this round, counts [seat, card type].")
-    bids = _row("bids", "Bid by seat, -1 until made.")
-    tricks_won = _row("tricks_won", "Tricks taken this round by seat.")
-    totals = _row("totals", "Total score by seat.")
-    round_scores = _row("round_scores", "Scores of the last completed round by seat.")
+    phase = _state("phase", "What the acting player decides.", Phase)
+    round_index = _state("round_index", "Round being played, from 0.", int)
+    current = _state("current", "Seat to act.", int)
+    dealer = _state("dealer", "Seat that dealt this round.", int)
+    leader = _state("leader", "Seat that leads (led) the current trick.", int)
+    trump = _state("trump", "Trump suit, NO_SUIT for none.", int)
+    trump_card = _state("trump_card", "Turned-up card, NO_CARD for none.", int)
+    first_dealer = _state("first_dealer", "Seat that dealt the first round.", int)
+    hands = _state("hands", "Cards held, counts [seat, card type].")
+    played = _state("played", "Cards played this round, counts [seat, card type].")
+    bids = _state("bids", "Bid by seat, -1 until made.")
+    tricks_won = _state("tricks_won", "Tricks taken this round by seat.")
+    totals = _state("totals", "Total score by seat.")
+    round_scores = _state("round_scores", "Scores of the last completed round by seat.")
 
     @property
     def log(self) -> list[dict]:
