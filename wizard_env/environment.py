@@ -103,21 +103,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game import NUM_ACTIONS, WizardGame, check_seed
-from .observation import OBS_SIZE, SLICES, observe
+from .observation import observation_bounds, observe
 from .render import render_for_mode
 from .rules import Rules
 
 REWARD_MODES = ("score", "relative")
 RENDER_VIEWS = ("all", "acting")
 _SEED_BOUND = 2**63
-
-
-def _observation_bounds() -> tuple[np.ndarray, np.ndarray]:
-    """Box bounds: every field is non-negative except the scores, which are unbounded."""
-    low = np.zeros(OBS_SIZE, dtype=np.float32)
-    high = np.full(OBS_SIZE, np.inf, dtype=np.float32)
-    low[SLICES["scores"]] = -np.inf
-    return low, high
 
 
 class raw_env(AECEnv):
@@ -148,7 +140,7 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.render_view = render_view
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
-        low, high = _observation_bounds()
+        low, high = observation_bounds()
         self.observation_spaces = {
             agent: spaces.Dict(
                 {

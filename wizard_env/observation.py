@@ -69,6 +69,14 @@ del _start, _field
 SCALE = np.concatenate([np.full(f.size, f.scale, dtype=np.float32) for f in FIELDS])
 
 
+def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """Box bounds of the vector: every field is non-negative except the scores, which are unbounded."""
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.full(OBS_SIZE, np.inf, dtype=np.float32)
+    low[SLICES["scores"]] = -np.inf
+    return low, high
+
+
 def pack(values: dict[str, np.ndarray]) -> np.ndarray:
     """Flat float32 observation from raw field values (missing fields are zero)."""
     raw = np.zeros(OBS_SIZE, dtype=np.float32)

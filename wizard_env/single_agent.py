@@ -64,9 +64,9 @@ from gymnasium import spaces
 from agents import Agent, make_agent
 from agents.registry import parse_spec
 
-from .environment import _SEED_BOUND, _observation_bounds
+from .environment import _SEED_BOUND
 from .game import NUM_ACTIONS, WizardGame
-from .observation import observe
+from .observation import observation_bounds, observe
 from .render import render_for_mode
 from .rules import Rules
 
@@ -151,7 +151,7 @@ class WizardSingleAgentEnv(gym.Env):
         self.fixed_seat = _check_seat(learner_seat, n)
         self.reward_scale = _check_scale(reward_scale)
         self.render_mode = render_mode
-        low, high = _observation_bounds()
+        low, high = observation_bounds()
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: WizardGame | None = None

@@ -98,8 +98,8 @@ from agents.registry import parse_spec
 
 from .actions import NUM_ACTIONS, IllegalActionError, Phase
 from .batch import MAX_GAME_SEED, WizardBatch
-from .environment import _SEED_BOUND, _observation_bounds
-from .observation import OBS_SIZE
+from .environment import _SEED_BOUND
+from .observation import OBS_SIZE, observation_bounds
 from .rules import Rules
 from .single_agent import Opponent, _check_scale, _check_seat
 
@@ -183,7 +183,7 @@ class WizardVecEnv(VecEnv):
         self._lengths = np.zeros(b, dtype=np.int64)
         self._buffer = np.empty((b, OBS_SIZE), dtype=np.float32)  # the opponents' observations
         self._last_obs: np.ndarray | None = None  # the learner's views the last step returned
-        low, high = _observation_bounds()
+        low, high = observation_bounds()
         super().__init__(b, spaces.Box(low, high, dtype=np.float32), spaces.Discrete(NUM_ACTIONS))
         self._seed(seed)
 
