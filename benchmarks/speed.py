@@ -127,27 +127,15 @@ def batch_loop(num_players: int, batch_size: int, seed: int) -> tuple[Callable[[
 
 def vec_env_rates(num_players: int, num_envs: int, seed: int, seconds: float) -> dict[str, float]:
     """Learner steps per second: batched WizardVecEnv vs a DummyVecEnv of single-agent wrappers."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    from benchmarks.vec_env_speed import batched, dummy, steps_per_second
 
-    from wizard_env.single_agent import WizardSingleAgentEnv
-    from wizard_env.vec_env import WizardVecEnv
-
-    def stepper(vec_env) -> Callable[[], int]:
-        rng = np.random.default_rng(seed)
-        vec_env.seed(seed)
-        vec_env.reset()
-
-        def step() -> int:
-            masks = np.asarray(vec_env.env_method("action_masks")) if not hasattr(vec_env, "action_masks") else vec_env.action_masks()
-            vec_env.step((rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1))
-            return vec_env.num_envs
-
-        return step
-
-    batched = WizardVecEnv(num_envs, seed=seed, num_players=num_players, opponents="rule")
+    setup = argparse.Namespace(players=num_players, opponents="rule", seed=seed)
     dummy_envs = min(num_envs, 16)  # a DummyVecEnv steps its games one by one: its rate does not grow with size
-    dummy = DummyVecEnv([lambda: WizardSingleAgentEnv(num_players=num_players, opponents="rule")] * dummy_envs)
-    return {"batched": rate(stepper(batched), seconds), "dummy": rate(stepper(dummy), seconds), "dummy_envs": dummy_envs}
+    return {
+        "batched": steps_per_second(batched(num_envs, setup), seconds, seed),
+        "dummy": steps_per_second(dummy(dummy_envs, setup), seconds, seed),
+        "dummy_envs": dummy_envs,
+    }
 
 
 def machine() -> dict:
