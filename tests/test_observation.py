@@ -15,7 +15,7 @@ from wizard_env.cards import DECK_SIZE, NO_CARD, NO_SUIT, NUM_CARD_TYPES
 from wizard_env.observation import FIELDS, SLICES, pack
 from wizard_env.rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 
-from helpers import deck_counts
+from helpers import card, deck_counts, oracle_led_suit, suit_index
 
 SEEDS = st.integers(0, 2**40)
 
@@ -38,7 +38,7 @@ def field_range(name: str) -> tuple[int, int]:
         return -5000, 5000
     if name in ("round", "num_rounds", "hand_size", "bids", "tricks_won"):
         return 0, MAX_HAND_SIZE
-    if name in ("hand", "played", "foresight"):
+    if name in ("hand", "played", "foresight", "unseen"):
         return 0, 4
     return 0, 1
 
@@ -112,7 +112,33 @@ def expected_view(game: WizardGame, observer: int) -> dict[str, np.ndarray]:
     want["leader"][slot(game.leader)] = 1
     for i, c in enumerate(game.trick_cards):
         want["trick"][slot((game.leader + i) % n), c] = 1
+    if game.record:
+        expected_play_history(game, observer, want)
     return want
+
+
+def expected_play_history(game: WizardGame, observer: int, want: dict[str, np.ndarray]) -> None:
+    """The v1 fields, read from the replay log's tricks (the plays in order) with the oracle's rules."""
+    n = game.num_players
+    slot = lambda seat: (seat - observer) % n  # noqa: E731
+    tricks = game.log[-1]["tricks"] if game.log else []
+    for trick in tricks:
+        names = [p["card"] for p in trick["plays"]]
+        for i, p in enumerate(trick["plays"]):
+            led, suit = oracle_led_suit(names[:i]), names[i][1] if names[i] not in ("Wiz", "Jes") else None
+            if led is not None and suit is not None and suit != led:
+                want["voids"][slot(p["seat"]), suit_index(led)] = 1
+    done = [t for t in tricks if t["winner"] is not None]
+    if done:
+        for p in done[-1]["plays"]:
+            want["last_trick"][slot(p["seat"]), card(p["card"])] = 1
+        want["last_winner"][slot(done[-1]["winner"])] = 1
+    if tricks and tricks[-1]["winner"] is None:
+        led = oracle_led_suit([p["card"] for p in tricks[-1]["plays"]])
+        if led is not None:
+            want["lead_suit"][suit_index(led)] = 1
+    seen = sum(want[name].sum(axis=0) for name in ("played", "foresight")) + want["hand"] + want["trump_card"]
+    want["unseen"][:] = deck_counts() - seen
 
 
 def assert_view_matches(game: WizardGame, observer: int) -> None:
@@ -135,7 +161,7 @@ def configs(draw) -> tuple[int, dict]:
 @given(config=configs(), seed=SEEDS, action_seed=SEEDS)
 def test_decoded_observation_matches_game_state(config, seed, action_seed):
     n, options = config
-    game = WizardGame(Rules.make(n, **options), seed)
+    game = WizardGame(Rules.make(n, **options), seed, record=True)
     rng = np.random.default_rng(action_seed)
     while True:
         for observer in range(n):
@@ -143,6 +169,24 @@ def test_decoded_observation_matches_game_state(config, seed, action_seed):
         if game.is_over:
             break
         game.step(int(rng.choice(game.legal_actions())))
+
+
+VARIANTS = [{}, {"bidding": "hidden"}, {"bidding": "secret"}, {"bid_total_rule": True}, {"rounds": "amigo"},
+            {"rounds": 5}, {"foresight": True, "rounds": 3}]
+
+
+@pytest.mark.parametrize("n", range(MIN_PLAYERS, MAX_PLAYERS + 1))
+@pytest.mark.parametrize("options", VARIANTS)
+def test_voids_and_last_trick_match_the_trick_history_in_every_variant(n, options):
+    game = WizardGame(Rules.make(n, **options), seed=n * 100 + len(options), record=True)
+    rng = np.random.default_rng(n)
+    voids_seen = 0
+    while not game.is_over:
+        for observer in range(n):
+            assert_view_matches(game, observer)
+        voids_seen += int(decode(observe(game, game.current))["voids"].sum())
+        game.step(int(rng.choice(game.legal_actions())))
+    assert voids_seen > 0  # random play shows out of suits in every variant's games
 
 
 def test_observation_of_a_turned_wizard_shows_no_trump_while_the_dealer_chooses():
@@ -168,10 +212,7 @@ def test_slot_zero_is_the_observer():
 
 
 @pytest.mark.parametrize("n", range(MIN_PLAYERS, MAX_PLAYERS + 1))
-@pytest.mark.parametrize(
-    "options",
-    [{}, {"bidding": "hidden"}, {"bidding": "secret"}, {"bid_total_rule": True}, {"rounds": "amigo"}, {"foresight": True, "rounds": 2}],
-)
+@pytest.mark.parametrize("options", VARIANTS)
 def test_observation_length_is_the_same_for_every_config(n, options):
     game = WizardGame(Rules.make(n, **options), seed=0)
     for observer in range(n):

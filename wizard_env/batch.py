@@ -18,8 +18,8 @@ from typing import Sequence
 import numpy as np
 
 from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, IllegalActionError, Phase, action_name, legal_listing
-from .cards import DECK, DECK_SIZE, NO_CARD, NUM_CARD_TYPES, WIZARD, card_name, hand_names, suit_name
-from .rules import Rules, legal_bids_batch, legal_cards_batch, round_scores, trick_winners, trumps_from_cards
+from .cards import CARD_SUIT, DECK, DECK_SIZE, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_SUITS, WIZARD, card_name, hand_names, suit_name
+from .rules import Rules, legal_bids_batch, legal_cards_batch, round_scores, suits_to_follow, trick_winners, trumps_from_cards
 
 #: Game seeds drawn by a batch stay below 2**53, so every JSON reader holds them exactly.
 MAX_GAME_SEED = 2**53
@@ -67,8 +67,11 @@ class WizardBatch:
 
     State (n = number of players): ``hands`` and ``played`` [B, n, card types] counts, ``bids``
     [B, n] (-1 until made), ``tricks_won`` [B, n], ``totals`` [B, n], ``trick`` [B, n] cards in
-    play order (NO_CARD-padded), and per game ``phase``, ``current`` (acting seat), ``dealer``,
-    ``leader``, ``round_index``, ``trump``, ``trump_card``, ``game_seed``.
+    play order (NO_CARD-padded), ``voids`` [B, n, suits] (1 where the seat showed out of the suit
+    this round), ``last_trick`` [B, n] (the last completed trick's card by seat, NO_CARD before the
+    first), and per game ``phase``, ``current`` (acting seat), ``dealer``, ``leader``,
+    ``last_winner`` (-1 before the first trick is won), ``round_index``, ``trump``, ``trump_card``,
+    ``game_seed``.
 
     After each ``step``, flags and results of the step, valid where the flag is set:
     ``round_over`` with ``round_scores``, ``round_bids``, ``round_tricks``, ``round_hand_size``,
@@ -118,6 +121,9 @@ class WizardBatch:
         self.played = np.zeros((b, n, NUM_CARD_TYPES), dtype=np.int8)
         self.trick = np.zeros((b, n), dtype=np.int8)
         self.trick_len = np.zeros(b, dtype=np.int8)
+        self.voids = np.zeros((b, n, NUM_SUITS), dtype=np.int8)
+        self.last_trick = np.zeros((b, n), dtype=np.int8)
+        self.last_winner = np.zeros(b, dtype=np.int8)
         self.bids = np.zeros((b, n), dtype=np.int8)
         self.tricks_won = np.zeros((b, n), dtype=np.int8)
         self.totals = np.zeros((b, n), dtype=np.int32)
@@ -299,6 +305,10 @@ class WizardBatch:
                     tricks.append({"leader": int(s), "plays": [], "winner": None})
                 legal = [card_name(c) for c in np.flatnonzero(mask[CARD_OFFSET:TRUMP_OFFSET])]
                 tricks[-1]["plays"].append({"seat": int(s), "card": card_name(c), "legal": legal})
+        # a suited card off the suit to follow shows the seat is out of that suit (Wizards and Jesters show nothing)
+        follow = suits_to_follow(self.trick[g])
+        off = (follow != NO_SUIT) & (CARD_SUIT[card] != NO_SUIT) & (CARD_SUIT[card] != follow)
+        self.voids[g[off], seat[off], follow[off]] = 1
         self.hands[g, seat, card] -= 1
         self.played[g, seat, card] += 1
         self.trick[g, position] = card
@@ -311,6 +321,9 @@ class WizardBatch:
     def _finish_trick(self, g: np.ndarray) -> None:
         winner = (self.leader[g] + trick_winners(self.trick[g], self.trump[g])) % self.num_players
         self.tricks_won[g, winner] += 1
+        by_seat = (self.leader[g, None] + np.arange(self.num_players)) % self.num_players
+        self.last_trick[g[:, None], by_seat] = self.trick[g]
+        self.last_winner[g] = winner
         if self.record:
             for game, w in zip(g, winner):
                 self.logs[game][-1]["tricks"][-1]["winner"] = int(w)
@@ -381,6 +394,9 @@ class WizardBatch:
         self.played[g] = 0
         self.trick[g] = NO_CARD
         self.trick_len[g] = 0
+        self.voids[g] = 0
+        self.last_trick[g] = NO_CARD
+        self.last_winner[g] = -1
         wizard = turned == WIZARD
         self.phase[g] = np.where(wizard, TRUMP, BID)
         self.current[g] = np.where(wizard, dealer, self._left_of(dealer))

@@ -46,14 +46,14 @@ the game unchanged.
 
 Observation
 -----------
-``observation["observation"]`` is a float32 vector of length 1132 for every player count and variant.
+``observation["observation"]`` is a float32 vector of length 1544 for every player count and variant.
 It is seat-relative (slot 0 = the observer, slot 1 = their left neighbour, ...), padded to six slots,
 and holds only what the player may know. Each field holds ``raw value * scale``;
 ``wizard_env.decode(vector)`` returns the raw integers by field name:
 
-    =========  ===========  =====  =====  ====================================================================
+    =========  ===========  =====  =====  ===================================================================================
     index      field        shape  scale  meaning
-    =========  ===========  =====  =====  ====================================================================
+    =========  ===========  =====  =====  ===================================================================================
     0:4        num_players  4      1      one-hot number of players: 3, 4, 5, 6
     4:8        phase        4      1      one-hot phase: trump choice, bid, play, game over
     8:9        round        1      0.05   round number, from 1
@@ -71,7 +71,12 @@ and holds only what the player may know. Each field holds ``raw value * scale``;
     478:802    played       6x54   1      cards played earlier this round and now, counts by slot
     802:1126   foresight    6x54   1      foresight rounds: other players' cards by slot
     1126:1132  scores       6      0.01   total score of the rounds completed, by slot
-    =========  ===========  =====  =====  ====================================================================
+    1132:1156  voids        6x4    1      1 where the slot showed out of the suit this round (followed it with another suit)
+    1156:1480  last_trick   6x54   1      last completed trick of this round: card by slot, one-hot
+    1480:1486  last_winner  6      1      one-hot slot that won the last completed trick (zeros before the first)
+    1486:1490  lead_suit    4      1      one-hot suit to follow in the current trick (zeros if none, as after a Wizard lead)
+    1490:1544  unseen       54     1      unseen cards by type: in no hand the observer sees, not played, not turned up
+    =========  ===========  =====  =====  ===================================================================================
 
 Rewards
 -------
@@ -90,6 +95,11 @@ seed and, after a round, ``round_scores``.
 
 Version history
 ---------------
+* v1: the observation (``OBS_VERSION = 1``) adds what a player tracks for card play: each slot's
+  known voids this round, the last completed trick and its winner, the suit to follow, and the
+  count of unseen cards. The v0 fields keep their places at the front, so
+  ``wizard_env.observation.version_columns(0)`` turns a v1 vector into the v0 one; checkpoints
+  record the version they were trained on.
 * v0: initial release.
 """
 
@@ -115,7 +125,7 @@ _SEED_BOUND = 2**63
 class raw_env(AECEnv):
     """Wizard for 3-6 players as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"name": "wizard_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata = {"name": "wizard_v1", "render_modes": ["human", "ansi"], "is_parallelizable": False}
 
     def __init__(
         self,

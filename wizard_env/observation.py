@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_SUITS
+from .cards import DECK_COUNTS, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_SUITS
 from .actions import Phase
-from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
+from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, suits_to_follow
 
 ROUND_SCALE = 1 / MAX_HAND_SIZE
 SCORE_SCALE = 1 / 100
@@ -54,7 +54,20 @@ FIELDS: tuple[Field, ...] = (
     Field("played", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "cards played earlier this round and now, counts by slot"),
     Field("foresight", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "foresight rounds: other players' cards by slot"),
     Field("scores", (MAX_PLAYERS,), SCORE_SCALE, "total score of the rounds completed, by slot"),
+    # v1
+    Field("voids", (MAX_PLAYERS, NUM_SUITS), 1, "1 where the slot showed out of the suit this round (followed it with another suit)"),
+    Field("last_trick", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "last completed trick of this round: card by slot, one-hot"),
+    Field("last_winner", (MAX_PLAYERS,), 1, "one-hot slot that won the last completed trick (zeros before the first)"),
+    Field("lead_suit", (NUM_SUITS,), 1, "one-hot suit to follow in the current trick (zeros if none, as after a Wizard lead)"),
+    Field("unseen", (NUM_CARD_TYPES,), 1, "unseen cards by type: in no hand the observer sees, not played, not turned up"),
 )
+
+#: Version of the layout, and the fields of each version (a version only appends fields).
+OBS_VERSION = 1
+VERSION_FIELDS: dict[int, tuple[str, ...]] = {
+    0: tuple(f.name for f in FIELDS[: [f.name for f in FIELDS].index("scores") + 1]),
+    1: tuple(f.name for f in FIELDS),
+}
 
 #: Slice of each field in the flat vector.
 SLICES: dict[str, slice] = {}
@@ -67,6 +80,17 @@ del _start, _field
 
 #: Scale of every element of the flat vector.
 SCALE = np.concatenate([np.full(f.size, f.scale, dtype=np.float32) for f in FIELDS])
+
+
+def version_columns(version: int) -> np.ndarray:
+    """Indices of this layout's vector that make up the vector of an earlier layout ``version``.
+
+    ``observation[..., version_columns(0)]`` is the v0 observation of the same state, so a policy
+    trained on v0 can play in a v1 env. ValueError for a version this layout does not know.
+    """
+    if version not in VERSION_FIELDS:
+        raise ValueError(f"unknown observation version {version!r}: this code reads versions {sorted(VERSION_FIELDS)}")
+    return np.concatenate([np.arange(SLICES[name].start, SLICES[name].stop) for name in VERSION_FIELDS[version]])
 
 
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
@@ -160,6 +184,20 @@ def encode(batch, games: np.ndarray, observers: np.ndarray, out: np.ndarray | No
     out[:, start["scores"] : start["scores"] + n] = batch.totals.reshape(-1)[seat_rows] * SCORE_SCALE
     hands = batch.hands.reshape(-1, NUM_CARD_TYPES)
     out[:, start["played"] : start["played"] + n * NUM_CARD_TYPES] = batch.played.reshape(-1, NUM_CARD_TYPES)[seat_rows].reshape(k, -1)
+    v = start["voids"]
+    out[:, v : v + n * NUM_SUITS] = batch.voids.reshape(-1, NUM_SUITS)[seat_rows].reshape(k, -1)
+    won = batch.last_winner[games].astype(np.intp)
+    done = won >= 0  # a trick of this round was completed
+    last = batch.last_trick.reshape(-1)[seat_rows[done]].astype(np.intp)  # [d, n] by slot
+    rows = np.flatnonzero(done)
+    out[rows[:, None], start["last_trick"] + np.arange(n) * NUM_CARD_TYPES + last] = 1
+    out[rows, start["last_winner"] + (won[done] - observers[done]) % n] = 1
+    follow = suits_to_follow(batch.trick[games]).astype(np.intp)
+    leads = np.flatnonzero(follow != NO_SUIT)
+    out[leads, start["lead_suit"] + follow[leads]] = 1
+    # cards the observer sees elsewhere than in a hand: played this round and the turned-up card
+    seen = batch.played[games].sum(axis=1, dtype=np.int64)
+    seen[np.flatnonzero(turned), card[turned]] += 1
     foresight = (size == 1) if batch.rules.foresight else None
     if foresight is not None and foresight.any():
         f = np.flatnonzero(foresight)
@@ -167,8 +205,12 @@ def encode(batch, games: np.ndarray, observers: np.ndarray, out: np.ndarray | No
         out[f, others] = hands[seat_rows[f, 1:]].reshape(len(f), -1)
         own = np.flatnonzero(~foresight)
         out[own, start["hand"] : start["hand"] + NUM_CARD_TYPES] = hands[seat_rows[own, 0]]
+        seen[f] += hands[seat_rows[f, 1:]].sum(axis=1)
+        seen[own] += hands[seat_rows[own, 0]]
     else:
         out[:, start["hand"] : start["hand"] + NUM_CARD_TYPES] = hands[seat_rows[:, 0]]
+        seen += hands[seat_rows[:, 0]]
+    out[:, start["unseen"] : start["unseen"] + NUM_CARD_TYPES] = DECK_COUNTS - seen
     return out
 
 
