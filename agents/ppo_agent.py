@@ -7,7 +7,18 @@ the training configuration). ``save_checkpoint`` writes a temporary file and ren
 
 The agent plays the argmax of the policy's masked logits, so it is deterministic. A policy trained
 with ``--learn bid`` decides trump and bids and leaves card play to RuleAgent; ``--learn play``
-plays cards and leaves trump and bids to RuleAgent.
+plays cards and leaves trump and bids to RuleAgent. ``play="rule"`` hands card play to RuleAgent
+whatever the policy learned, so the worth of learned play can be measured on its own.
+
+A policy trained with ``advice`` (the default of ``wizard train`` since observation v1) reads, after
+the observation, RuleAgent's choice for the same decision as a one-hot over the actions
+(``advice_features``): it starts as a copy of RuleAgent and learns where to do better. Its
+RuleAgent is its own, seeded with the agent's seed.
+
+The config records ``obs_version``, the observation layout the policy was trained on (a checkpoint
+without it predates the field and is version 0). An older version is read through
+``observation.version_columns``, which picks that layout's fields out of today's vector; a version
+this code does not know is a ValueError naming both versions.
 """
 
 from __future__ import annotations
@@ -23,7 +34,7 @@ import numpy as np
 
 from wizard_env.actions import Phase
 from wizard_env.game import NUM_ACTIONS
-from wizard_env.observation import OBS_SIZE, SLICES
+from wizard_env.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
 
 from .base import Agent, check_batch
 from .rule_agent import RuleAgent
@@ -36,8 +47,13 @@ LEARNED_PHASES: dict[str, tuple[int, ...]] = {
     "play": (int(Phase.PLAY),),
 }
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
-#: The shipped 4-player checkpoint, used by the spec ``ppo`` without a path.
-PRETRAINED = Path(__file__).resolve().parent / "pretrained" / "wizard-4p.npz"
+_PRETRAINED = Path(__file__).resolve().parent / "pretrained"
+#: The shipped agent for 3-6 players (bids and play learned), used by the spec ``ppo`` without a path.
+PRETRAINED = _PRETRAINED / "wizard-v1.npz"
+#: The earlier shipped 4-player agent (bids learned, RuleAgent's play; observation v0): ``ppo-bid``.
+PRETRAINED_BID = _PRETRAINED / "wizard-4p.npz"
+#: Who plays the cards: the network (where it learned play) or RuleAgent.
+PLAY_MODES = ("net", "rule")
 _POLICY = "mlp_extractor.policy_net"
 
 
@@ -89,21 +105,42 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray
     return config, arrays
 
 
-def actor_layers(config: Mapping, weights: Mapping[str, np.ndarray], source: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (weight, bias) pairs from observation to logits; ValueError if missing or of the wrong shape."""
+def observation_columns(config: Mapping, source: str) -> np.ndarray | None:
+    """Columns of today's observation the policy reads (None: all of them); ValueError for an unknown version."""
+    version = config.get("obs_version", 0)
+    known = not isinstance(version, bool) and isinstance(version, int) and version in VERSION_FIELDS
+    if known and version == OBS_VERSION:
+        return None
+    if not known:
+        raise ValueError(f"checkpoint {source} was trained on observation version {version!r}; this code reads "
+                         f"version {OBS_VERSION} and can adapt versions {sorted(VERSION_FIELDS)}")
+    return version_columns(version)
+
+
+def actor_layers(config: Mapping, weights: Mapping[str, np.ndarray], source: str, width: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) pairs from observation (``width`` floats) to logits; ValueError if missing or misshapen."""
     names = [f"{_POLICY}.{2 * i}" for i in range(len(config.get("hidden", [])))] + ["action_net"]
-    layers, width = [], OBS_SIZE
+    layers = []
     for name in names:
         w, b = weights.get(f"{name}.weight"), weights.get(f"{name}.bias")
         if w is None or b is None:
             raise ValueError(f"checkpoint {source}: weights of layer {name} are missing")
         if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
-            raise ValueError(f"checkpoint {source}: layer {name} has shape {w.shape}, expected (*, {width})")
+            version = f" (observation version {config.get('obs_version', 0)})" if name == names[0] else ""
+            raise ValueError(f"checkpoint {source}: layer {name} has shape {w.shape}, expected (*, {width}){version}")
         layers.append((w.astype(np.float32), b.astype(np.float32)))
         width = w.shape[0]
     if width != NUM_ACTIONS:
         raise ValueError(f"checkpoint {source}: the policy has {width} outputs, expected {NUM_ACTIONS}")
     return layers
+
+
+def advice_features(adviser: Agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The adviser's choice for each row as a float32 one-hot [k, NUM_ACTIONS] (the input a policy with advice adds)."""
+    hot = np.zeros((len(observations), NUM_ACTIONS), dtype=np.float32)
+    if len(observations):
+        hot[np.arange(len(observations)), adviser.act_batch(observations, masks)] = 1
+    return hot
 
 
 class PPOAgent(Agent):
@@ -112,30 +149,46 @@ class PPOAgent(Agent):
     name = "ppo"
 
     def __init__(self, config: Mapping, weights: Mapping[str, np.ndarray], seed: int | np.random.Generator | None = None,
-                 source: str = "<memory>"):
+                 source: str = "<memory>", play: str = "net"):
         learn = config.get("learn", "both")
         if learn not in LEARNED_PHASES:
             raise ValueError(f"checkpoint {source}: learn must be one of {sorted(LEARNED_PHASES)}, not {learn!r}")
+        if play not in PLAY_MODES:
+            raise ValueError(f"play must be one of {', '.join(PLAY_MODES)}, not {play!r}")
         activation = config.get("activation", "tanh")
         if activation not in ACTIVATIONS:
             raise ValueError(f"checkpoint {source}: unknown activation {activation!r}")
         self.config = dict(config)
-        self.learn = learn
-        self.layers = actor_layers(config, weights, source)
+        self.learn, self.play = learn, play
+        self.columns = observation_columns(config, source)
+        self.advice = bool(config.get("advice", False))
+        width = (OBS_SIZE if self.columns is None else len(self.columns)) + NUM_ACTIONS * self.advice
+        self.layers = actor_layers(config, weights, source, width)
         self.activation = ACTIVATIONS[activation]
         self.learned = np.zeros(len(Phase), dtype=bool)
         self.learned[list(LEARNED_PHASES[learn])] = True
+        if play == "rule":
+            self.learned[int(Phase.PLAY)] = False
         self.rule = RuleAgent(seed=seed)  # only asked about the phases the network did not learn
 
     @classmethod
-    def load(cls, path: str | os.PathLike = PRETRAINED, seed: int | np.random.Generator | None = None) -> "PPOAgent":
-        """The agent stored in checkpoint ``path`` (default: the shipped 4-player one)."""
+    def load(cls, path: str | os.PathLike = PRETRAINED, seed: int | np.random.Generator | None = None,
+             play: str = "net") -> "PPOAgent":
+        """The agent stored in checkpoint ``path`` (default: the shipped one)."""
         config, weights = load_checkpoint(path)
-        return cls(config, weights, seed, source=str(path))
+        return cls(config, weights, seed, source=str(path), play=play)
 
-    def logits(self, observations: np.ndarray) -> np.ndarray:
-        """The policy's unmasked logits [k, NUM_ACTIONS] for observations [k, OBS_SIZE]."""
+    def logits(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+        """The policy's unmasked logits [k, NUM_ACTIONS] for observations [k, OBS_SIZE] (``masks``: needed with advice)."""
         x = np.asarray(observations, dtype=np.float32)
+        if self.advice:
+            if masks is None:
+                raise ValueError("this policy takes RuleAgent's advice, which needs the action masks")
+            hint = advice_features(self.rule, x, masks)
+        if self.columns is not None:
+            x = x[:, self.columns]
+        if self.advice:
+            x = np.concatenate([x, hint], axis=1)
         for w, b in self.layers[:-1]:
             x = self.activation(x @ w.T + b)
         w, b = self.layers[-1]
@@ -148,7 +201,7 @@ class PPOAgent(Agent):
         mine = self.learned[phase]
         actions = np.empty(len(observations), dtype=np.int64)
         if mine.any():
-            logits = np.where(masks[mine] != 0, self.logits(observations[mine]), -np.inf)
+            logits = np.where(masks[mine] != 0, self.logits(observations[mine], masks[mine]), -np.inf)
             actions[mine] = logits.argmax(axis=1)
         if not mine.all():
             actions[~mine] = self.rule.act_batch(observations[~mine], masks[~mine])

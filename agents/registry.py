@@ -1,13 +1,20 @@
-"""Agents by name, as the command line and replay files write them: ``"rule"``, ``"random"``, ``"ppo:PATH"``, ``"ppo"``."""
+"""Agents by name, as the command line and replay files write them.
+
+``rule``, ``random``; ``ppo`` (the shipped agent: bids and card play learned, 3-6 players);
+``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
+``ppo:PATH`` (a checkpoint of ``wizard train``). A ``ppo`` spec takes the option ``play=rule`` to
+hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH,play=rule``.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from .base import Agent
-from .ppo_agent import PRETRAINED, PPOAgent
+from .ppo_agent import PLAY_MODES, PRETRAINED, PRETRAINED_BID, PPOAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
 
@@ -26,15 +33,35 @@ def _without_argument(cls: type[Agent]) -> Factory:
     return build
 
 
-def _ppo(arg: str | None, seed: Seed) -> Agent:
-    """``ppo:PATH`` loads the checkpoint at PATH; ``ppo`` alone the shipped 4-player one."""
-    return PPOAgent.load(PRETRAINED if arg is None else arg, seed=seed)
+def _ppo_options(arg: str | None, default: Path) -> tuple[Path | str, str]:
+    """(checkpoint, play) from ``PATH``, ``play=rule`` or ``PATH,play=rule`` (no argument: ``default``, played by the net)."""
+    path, play = None, "net"
+    for part in (arg or "").split(",") if arg else []:
+        key, sep, value = part.partition("=")
+        if not sep:
+            if path is not None:
+                raise ValueError(f"agent spec 'ppo:{arg}' names two checkpoints")
+            path = part
+        elif key == "play" and value in PLAY_MODES:
+            play = value
+        else:
+            raise ValueError(f"agent spec 'ppo:{arg}': unknown option {part!r} (options: play={'|'.join(PLAY_MODES)})")
+    return (default if path is None else path), play
+
+
+def _ppo_from(default: Path) -> Factory:
+    def build(arg: str | None, seed: Seed) -> Agent:
+        path, play = _ppo_options(arg, default)
+        return PPOAgent.load(path, seed=seed, play=play)
+
+    return build
 
 
 _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
-    "ppo": _ppo,
+    "ppo": _ppo_from(PRETRAINED),
+    "ppo-bid": _ppo_from(PRETRAINED_BID),
 }
 
 #: Agent names ``make_agent`` knows.

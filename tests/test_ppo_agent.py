@@ -10,23 +10,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.ppo_agent import FORMAT, PRETRAINED, PPOAgent, load_checkpoint, save_checkpoint
+from agents.ppo_agent import FORMAT, PRETRAINED, PRETRAINED_BID, PPOAgent, load_checkpoint, save_checkpoint
 from agents.registry import make_agent
 from agents.rule_agent import RuleAgent
 from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.game import NUM_ACTIONS
-from wizard_env.observation import OBS_SIZE, SLICES
+from wizard_env.observation import OBS_SIZE, OBS_VERSION, SLICES
 from wizard_env.rules import Rules
 
 HIDDEN = [16, 8]
 
 
-def random_weights(seed: int) -> dict[str, np.ndarray]:
+def random_weights(seed: int, inputs: int = OBS_SIZE, hidden: list[int] = HIDDEN) -> dict[str, np.ndarray]:
     """Actor weights of the layout MaskablePPO's MlpPolicy uses, drawn at random."""
     rng = np.random.default_rng(seed)
-    sizes = [OBS_SIZE, *HIDDEN, NUM_ACTIONS]
-    names = [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(HIDDEN))] + ["action_net"]
+    sizes = [inputs, *hidden, NUM_ACTIONS]
+    names = [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(hidden))] + ["action_net"]
     weights = {}
     for name, (a, b) in zip(names, zip(sizes, sizes[1:])):
         weights[f"{name}.weight"] = rng.normal(size=(b, a)).astype(np.float32)
@@ -35,7 +35,14 @@ def random_weights(seed: int) -> dict[str, np.ndarray]:
 
 
 def config(learn: str = "both") -> dict:
-    return {"format": FORMAT, "hidden": HIDDEN, "activation": "relu", "learn": learn}
+    return {"format": FORMAT, "hidden": HIDDEN, "activation": "relu", "learn": learn, "obs_version": OBS_VERSION}
+
+
+def forward(weights: dict[str, np.ndarray], x: np.ndarray, hidden: list[int] = HIDDEN) -> np.ndarray:
+    """Logits of a relu MLP in MaskablePPO's layout, written out by hand."""
+    for i in range(len(hidden)):
+        x = np.maximum(x @ weights[f"mlp_extractor.policy_net.{2 * i}.weight"].T + weights[f"mlp_extractor.policy_net.{2 * i}.bias"], 0)
+    return x @ weights["action_net.weight"].T + weights["action_net.bias"]
 
 
 def positions(count: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -58,10 +65,7 @@ def test_actions_are_legal_deterministic_and_the_best_masked_logit():
     assert np.array_equal(actions, PPOAgent(config(), random_weights(1)).act_batch(obs, masks))
     assert [agent.act(o, m) for o, m in zip(obs[:20], masks[:20])] == actions[:20].tolist()
     # a hand-rolled forward pass of the same weights picks the same actions
-    w = random_weights(1)
-    x = np.maximum(obs @ w["mlp_extractor.policy_net.0.weight"].T + w["mlp_extractor.policy_net.0.bias"], 0)
-    x = np.maximum(x @ w["mlp_extractor.policy_net.2.weight"].T + w["mlp_extractor.policy_net.2.bias"], 0)
-    logits = x @ w["action_net.weight"].T + w["action_net.bias"]
+    logits = forward(random_weights(1), obs)
     assert np.array_equal(actions, np.where(masks != 0, logits, -np.inf).argmax(axis=1))
 
 
@@ -88,11 +92,83 @@ def test_a_checkpoint_round_trips_and_loads_through_the_registry(tmp_path: Path)
     assert [p.name for p in tmp_path.iterdir()] == ["a.npz"]  # no temporary file left behind
 
 
-def test_the_shipped_checkpoint_is_small_and_plays_legally():
-    assert PRETRAINED.is_file() and PRETRAINED.stat().st_size < 5_000_000
-    agent = make_agent("ppo", seed=0)
+@pytest.mark.parametrize("spec, path", [("ppo", PRETRAINED), ("ppo-bid", PRETRAINED_BID)])
+def test_the_shipped_checkpoints_are_small_and_play_legally(spec, path):
+    assert path.is_file() and path.stat().st_size < 5_000_000
+    agent = make_agent(spec, seed=0)
     obs, masks = positions(100)
     assert masks[np.arange(len(obs)), agent.act_batch(obs, masks)].all()
+
+
+# -- observation versions --------------------------------------------------------------------------
+
+V0_FIELDS = ["num_players", "phase", "round", "num_rounds", "hand_size", "dealer", "hand", "trump_card", "trump",
+             "bid_known", "bids", "tricks_won", "leader", "trick", "played", "foresight", "scores"]
+V0_SIZE = 1132  # the v0 layout's length, as its docstring table gave it
+
+
+def test_a_v0_checkpoint_reads_the_v0_fields_of_a_v1_observation():
+    v0 = {k: v for k, v in config().items() if k != "obs_version"}  # checkpoints before v1 had no version
+    weights = random_weights(5, inputs=V0_SIZE)
+    obs, masks = positions(200)
+    old = np.concatenate([obs[:, SLICES[name]] for name in V0_FIELDS], axis=1)
+    assert old.shape[1] == V0_SIZE
+    expected = np.where(masks != 0, forward(weights, old), -np.inf).argmax(axis=1)
+    assert np.array_equal(PPOAgent(v0, weights).act_batch(obs, masks), expected)
+
+
+def test_the_earlier_shipped_agent_still_loads_as_ppo_bid():
+    cfg, _ = load_checkpoint(PRETRAINED_BID)
+    assert "obs_version" not in cfg and cfg["learn"] == "bid"
+    assert make_agent("ppo-bid").columns is not None  # read through the v0 adapter
+
+
+@pytest.mark.parametrize("version", [7, -1, "1", True])
+def test_an_unknown_observation_version_names_both_versions(tmp_path: Path, version):
+    path = save_checkpoint(tmp_path / "v.npz", config() | {"obs_version": version}, random_weights(6))
+    with pytest.raises(ValueError, match=rf"{path}.*version {version!r}.*version {OBS_VERSION}"):
+        PPOAgent.load(path)
+
+
+def test_weights_of_another_version_than_the_config_says_are_an_error_naming_the_version(tmp_path: Path):
+    path = save_checkpoint(tmp_path / "w.npz", config(), random_weights(6, inputs=V0_SIZE))
+    with pytest.raises(ValueError, match=f"expected \\(\\*, {OBS_SIZE}\\) \\(observation version {OBS_VERSION}\\)"):
+        PPOAgent.load(path)
+
+
+# -- RuleAgent's play, RuleAgent's advice ----------------------------------------------------------
+
+
+def test_play_rule_hands_card_play_to_rule_agent_and_keeps_the_learned_bids(tmp_path: Path):
+    path = save_checkpoint(tmp_path / "b.npz", config(), random_weights(8))
+    obs, masks = positions(600)
+    play = obs[:, SLICES["phase"]].argmax(axis=1) == int(Phase.PLAY)
+    assert play.any() and (~play).any()
+    net = make_agent(f"ppo:{path}", seed=3).act_batch(obs, masks)
+    ruled = make_agent(f"ppo:{path},play=rule", seed=3).act_batch(obs, masks)
+    assert np.array_equal(ruled[play], RuleAgent(seed=3).act_batch(obs[play], masks[play]))
+    assert np.array_equal(ruled[~play], net[~play])
+    assert not np.array_equal(ruled[play], net[play])
+
+
+@pytest.mark.parametrize("spec", ["ppo:play=net,play=rule,x.npz,y.npz", "ppo:play=human", "ppo:speed=2"])
+def test_bad_ppo_options_are_named(spec):
+    with pytest.raises(ValueError, match="ppo:"):
+        make_agent(spec)
+
+
+def test_a_policy_with_advice_reads_rule_agents_choice_after_the_observation():
+    # no hidden layer, logits = the advice block: the policy is RuleAgent exactly
+    weights = {"action_net.weight": np.concatenate([np.zeros((NUM_ACTIONS, OBS_SIZE)), np.eye(NUM_ACTIONS)], axis=1),
+               "action_net.bias": np.zeros(NUM_ACTIONS)}
+    agent = PPOAgent(config() | {"hidden": [], "advice": True}, weights, seed=4)
+    obs, masks = positions(400)
+    assert np.array_equal(agent.act_batch(obs, masks), RuleAgent(seed=4).act_batch(obs, masks))
+    other = PPOAgent(config() | {"advice": True}, random_weights(9, inputs=OBS_SIZE + NUM_ACTIONS), seed=4)
+    hint = np.zeros((len(obs), NUM_ACTIONS))
+    hint[np.arange(len(obs)), RuleAgent(seed=4).act_batch(obs, masks)] = 1
+    expected = np.where(masks != 0, forward(random_weights(9, inputs=OBS_SIZE + NUM_ACTIONS), np.concatenate([obs, hint], axis=1)), -np.inf)
+    assert np.array_equal(other.act_batch(obs, masks), expected.argmax(axis=1))
 
 
 class Exploit:
