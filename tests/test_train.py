@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.ppo_agent import PPOAgent, load_checkpoint
+from agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from training.warm_start import collect
 from wizard_env.actions import Phase
 from wizard_env.cli import main
-from wizard_env.observation import SLICES
+from wizard_env.observation import OBS_VERSION, SLICES
 from wizard_env.rules import Rules
 
 TINY = ["--players", "4", "--rounds", "3", "--num-envs", "8", "--n-steps", "8", "--batch-size", "32",
@@ -40,7 +40,21 @@ def test_a_smoke_run_writes_a_loadable_checkpoint_and_resumes(tmp_path: Path, ca
     assert config["num_timesteps"] >= 256 > first
     assert curve_steps(out)[-1] == config["num_timesteps"] and len(curve_steps(out)) > 2
     agent = PPOAgent.load(out / "checkpoints" / "latest.npz")
-    assert agent.learn == "both"
+    assert agent.learn == "both" and agent.advice and config["obs_version"] == OBS_VERSION
+    assert config["train"]["mix"] == [3, 4, 5, 6]  # the default: one network for every player count
+
+
+def test_resuming_a_checkpoint_of_another_observation_version_names_both(tmp_path: Path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(out)]) == 0
+    latest = out / "checkpoints" / "latest.npz"
+    config, weights = load_checkpoint(latest)
+    save_checkpoint(latest, {k: v for k, v in config.items() if k != "obs_version"}, weights)  # as before v1
+    before = latest.read_bytes()
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "128", "--out", str(out), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "observation version 0" in err and f"version {OBS_VERSION}" in err and "Traceback" not in err
+    assert latest.read_bytes() == before
 
 
 def test_train_refuses_to_overwrite_a_run_or_resume_nothing(tmp_path: Path, capsys):
@@ -49,6 +63,10 @@ def test_train_refuses_to_overwrite_a_run_or_resume_nothing(tmp_path: Path, caps
     assert "no checkpoint" in capsys.readouterr().err
     assert main(["train", *TINY, "--timesteps", "64", "--out", str(out), "--pool", "rule=1,self"]) == 2
     assert "--pool" in capsys.readouterr().err
+    for mix in ("2,4", "4,4", "four"):
+        assert main(["train", *TINY, "--timesteps", "64", "--out", str(out), "--mix", mix]) == 2
+        assert "--mix" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_warm_start_demonstrations_are_rule_agent_decisions_with_round_scores():

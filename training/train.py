@@ -31,7 +31,7 @@ from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, 
 from agents.random_agent import RandomAgent
 from agents.rule_agent import RuleAgent
 from wizard_env.game import NUM_ACTIONS
-from wizard_env.observation import OBS_SIZE
+from wizard_env.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.rules import Rules
 
 from . import train_report
@@ -48,7 +48,8 @@ DESCRIPTION = (
 class TrainConfig:
     """Everything that defines a run (saved as config.json and inside every checkpoint)."""
 
-    learn: str = "bid"  #: phases the network decides: both, bid (trump and bids) or play
+    learn: str = "both"  #: phases the network decides: both, bid (trump and bids) or play
+    mix: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  #: player counts of the training games (one network)
     timesteps: int = 450_000  #: learner decisions of PPO training (after the warm start)
     max_minutes: float = 18.0  #: stop PPO early (with a final checkpoint) after this much wall time
     seed: int = 0  #: seeds the games, the opponents, the warm start and torch
@@ -63,13 +64,16 @@ class TrainConfig:
     gae_lambda: float = 0.95
     episode: str = "round"  #: the learner's episode: a round (less variance) or a game
     reward_scale: float = 0.01  #: round scores (about -100..+200) to about -1..+2
-    hidden: list[int] = field(default_factory=lambda: [128, 128])  #: hidden layers of policy and value nets
+    hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of policy and value nets
+    advice: bool = True  #: the policy also reads RuleAgent's choice (``training.advice``)
     activation: str = "relu"
     pool: dict[str, float] = field(default_factory=lambda: {"rule": 0.7, "self": 0.2, "random": 0.1})
     snapshots: int = 4  #: self-play snapshots kept in the pool (the newest)
     snapshot_every: int = 100_000  #: steps between snapshots
-    bc_games: int = 0  #: RuleAgent games to clone (0: a default per learn mode)
+    bc_games: int = 0  #: RuleAgent games to clone per player count (0: a default per learn mode)
     bc_epochs: int = 3
+    bc_smoothing: float = 0.1  #: share of each cloned target spread over the legal actions (keeps PPO exploring)
+    target_kl: float = 0.0  #: stop a rollout's PPO epochs early past this KL (0: never)
     eval_every: int = 150_000  #: steps between evaluations against RuleAgent
     eval_deals: int = 200  #: duplicate deals per evaluation (each played in 4 rotations)
     checkpoint_every: int = 100_000  #: steps between checkpoints
@@ -84,8 +88,8 @@ def rules_json(rules: Rules) -> dict:
 
 def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int) -> dict:
     """The JSON config stored with the weights."""
-    return {"format": FORMAT, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "hidden": list(cfg.hidden),
-            "activation": cfg.activation, "learn": cfg.learn, "rules": rules_json(rules),
+    return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "hidden": list(cfg.hidden),
+            "activation": cfg.activation, "learn": cfg.learn, "advice": cfg.advice, "rules": rules_json(rules),
             "train": dataclasses.asdict(cfg), "num_timesteps": int(num_timesteps)}
 
 
@@ -104,9 +108,26 @@ def build_model(cfg: TrainConfig, env, out: Path):
     return MaskablePPO(
         "MlpPolicy", env, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef, seed=cfg.seed, verbose=0, tensorboard_log=str(out / "tb"), device="cpu",
+        ent_coef=cfg.ent_coef, target_kl=cfg.target_kl or None, seed=cfg.seed, verbose=0, tensorboard_log=str(out / "tb"), device="cpu",
         policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)}, "activation_fn": activation},
     )
+
+
+def make_env(cfg: TrainConfig, mix: list[Rules], rounds: str | int | list[int]):
+    """The training VecEnv: one ``WizardVecEnv``, or a ``MixedVecEnv`` of one per player count in ``mix``
+    (``rounds``: the round schedule that made each count's rules)."""
+    from wizard_env.mixed_vec_env import MixedVecEnv
+    from wizard_env.vec_env import WizardVecEnv
+
+    from .advice import AdviceVecEnv
+
+    options = dict(learn=cfg.learn, episode=cfg.episode, reward_scale=cfg.reward_scale)
+    if len(mix) == 1:
+        env = WizardVecEnv(cfg.num_envs, seed=cfg.seed, **rules_json(mix[0]), **options)
+    else:
+        variant = {k: v for k, v in rules_json(mix[0]).items() if k not in ("num_players", "rounds")}
+        env = MixedVecEnv(cfg.num_envs, [r.num_players for r in mix], seed=cfg.seed, rounds=rounds, **variant, **options)
+    return AdviceVecEnv(env, seed=np.random.default_rng([cfg.seed, 9])) if cfg.advice else env
 
 
 def check_config(cfg: TrainConfig) -> None:
@@ -132,13 +153,12 @@ def say(line: str) -> None:
 class Trainer:
     """One run: the env, the model, the opponent pool and the periodic bookkeeping."""
 
-    def __init__(self, cfg: TrainConfig, rules: Rules, out: Path, quiet: bool = False, log=None):
-        from wizard_env.vec_env import WizardVecEnv
-
+    def __init__(self, cfg: TrainConfig, rules: Rules, out: Path, quiet: bool = False, log=None,
+                 rounds: str | int | list[int] = "standard"):
         check_config(cfg)
         self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log or say
-        self.env = WizardVecEnv(cfg.num_envs, seed=cfg.seed, **rules_json(rules), learn=cfg.learn,
-                                episode=cfg.episode, reward_scale=cfg.reward_scale)
+        self.mix = [Rules.make(n, rounds, rules.bidding.value, rules.bid_total_rule, rules.foresight) for n in cfg.mix]
+        self.env = make_env(cfg, self.mix, rounds)
         self.rule = RuleAgent(seed=np.random.default_rng([cfg.seed, 5]))
         self.random = RandomAgent(seed=np.random.default_rng([cfg.seed, 6]))
         self.snapshots: list[PPOAgent] = []
@@ -193,16 +213,19 @@ class Trainer:
         from . import warm_start
 
         cfg = self.cfg
-        games = cfg.bc_games or {"bid": 2000, "both": 300, "play": 300}[cfg.learn]
-        demos = warm_start.collect(self.rules, games, cfg.seed, cfg.learn, cfg.episode)
-        return warm_start.clone(self.model.policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed)
+        games = cfg.bc_games or {"bid": 2000, "both": 200, "play": 200}[cfg.learn]
+        demos = warm_start.collect_mix(self.mix, games, cfg.seed, cfg.learn, cfg.episode, cfg.advice)
+        return warm_start.clone(self.model.policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing)
 
     def resume(self, path: Path) -> None:
         """Load the weights and step count of a checkpoint of this run."""
         import torch
 
         config, weights = load_checkpoint(path)
-        for key in ("learn", "hidden", "activation"):
+        if config.get("obs_version", 0) != OBS_VERSION:
+            raise ValueError(f"checkpoint {path} was trained on observation version {config.get('obs_version', 0)}, "
+                             f"this code trains on version {OBS_VERSION}: start a new run")
+        for key in ("learn", "hidden", "activation", "advice"):
             if config.get(key) != getattr(self.cfg, key):
                 raise ValueError(f"checkpoint {path}: {key} is {config.get(key)!r}, this run has {getattr(self.cfg, key)!r}")
         state = self.model.policy.state_dict()
@@ -252,7 +275,7 @@ class Trainer:
 
 
 def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
-                 log=None) -> Trainer:
+                 log=None, rounds: str | int | list[int] = "standard") -> Trainer:
     """Warm start (or resume), train, save, evaluate and plot; returns the trainer."""
     out, log = Path(out), log or say
     latest = out / "checkpoints" / "latest.npz"
@@ -262,7 +285,7 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     out.mkdir(parents=True, exist_ok=True)
     train_report.write_json(out / "config.json", {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
-    trainer = Trainer(cfg, rules, out, quiet, log)
+    trainer = Trainer(cfg, rules, out, quiet, log, rounds)
     if resume:
         trainer.resume(latest)
         log(f"resumed from {latest} at step {trainer.model.num_timesteps}")
@@ -286,15 +309,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue from --out/checkpoints/latest.npz")
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
                         help=f"decisions to learn; RuleAgent makes the others (default {d.learn})")
-    for name in ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "eval_every", "eval_deals",
+    for name in ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_deals",
                  "checkpoint_every", "snapshot_every", "snapshots", "bc_games", "bc_epochs", "torch_threads"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(d, name),
                             help=f"default {getattr(d, name)}")
-    for name in ("max_minutes", "learning_rate", "ent_coef", "reward_scale"):
+    for name in ("max_minutes", "learning_rate", "ent_coef", "reward_scale", "bc_smoothing", "target_kl", "gae_lambda",
+                 "clip_range"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(d, name),
                             help=f"default {getattr(d, name)}")
     parser.add_argument("--episode", choices=("round", "game"), default=d.episode,
                         help="the learner's episode: a round (default) or a whole game")
+    parser.add_argument("--no-advice", dest="advice", action="store_false",
+                        help="the policy reads only the observation, not RuleAgent's choice as well")
+    parser.add_argument("--mix", default=",".join(map(str, d.mix)),
+                        help="player counts of the training games, all learned by one network (default %(default)s); "
+                        "--players sets the count of the learning-curve evaluations")
     parser.add_argument("--pool", default=",".join(f"{k}={v}" for k, v in d.pool.items()),
                         help="opponent mix as weights (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
@@ -314,9 +343,23 @@ def parse_pool(text: str) -> dict[str, float]:
     return pool
 
 
+def parse_mix(text: str) -> list[int]:
+    """``3,4,5,6`` as a sorted list of distinct player counts; ValueError if malformed."""
+    from wizard_env.mixed_vec_env import check_players
+
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--mix {text!r}: expected player counts such as 3,4,5,6") from None
+    try:
+        return list(check_players(counts))
+    except ValueError as e:
+        raise ValueError(f"--mix {text!r}: {e}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """``wizard train``."""
-    from wizard_env.cli import make_rules
+    from wizard_env.cli import make_rules, parse_rounds
 
     for package in ("torch", "stable_baselines3", "sb3_contrib", "tensorboard"):
         try:
@@ -328,12 +371,12 @@ def run(args: argparse.Namespace) -> int:
 
     rules = make_rules(args)
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    values = {k: v for k, v in vars(args).items() if k in fields and k not in ("pool", "hidden", "activation")}
-    cfg = TrainConfig(**values, pool=parse_pool(args.pool))
+    values = {k: v for k, v in vars(args).items() if k in fields and k not in ("pool", "hidden", "activation", "mix")}
+    cfg = TrainConfig(**values, pool=parse_pool(args.pool), mix=parse_mix(args.mix))
     out = Path(args.out)
     if args.resume and (out / "config.json").is_file():  # a resumed run keeps its network
         saved = json.loads((out / "config.json").read_text())["train"]
-        cfg.hidden, cfg.activation = saved["hidden"], saved["activation"]
-    trainer = run_training(cfg, rules, out, args.resume, args.quiet)
+        cfg.hidden, cfg.activation, cfg.advice = saved["hidden"], saved["activation"], saved.get("advice", False)
+    trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
     print(train_report.summary(trainer))
     return 0

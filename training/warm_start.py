@@ -9,6 +9,7 @@ makes that data cheap: a few hundred games give a few hundred thousand decisions
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,7 @@ import torch
 
 from agents.ppo_agent import LEARNED_PHASES
 from agents.rule_agent import RuleAgent
-from wizard_env.actions import Phase
+from wizard_env.actions import NUM_ACTIONS, Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
 
@@ -60,9 +61,29 @@ def collect(rules: Rules, games: int, seed: int, learn: str, episode: str) -> De
                           np.array(returns))
 
 
+def collect_mix(mix: list[Rules], games: int, seed: int, learn: str, episode: str, advice: bool = False) -> Demonstrations:
+    """``collect`` for each rule set of ``mix`` (``games`` games each), concatenated.
+
+    With ``advice`` the observations carry RuleAgent's choice (the demonstrated action) as a one-hot,
+    as ``training.advice.AdviceVecEnv`` gives them to the policy.
+    """
+    parts = [collect(rules, games, seed + 1_000 * i, learn, episode) for i, rules in enumerate(mix)]
+    demos = Demonstrations(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)))
+    if advice:
+        hint = np.zeros((len(demos.actions), NUM_ACTIONS), dtype=np.float32)
+        hint[np.arange(len(demos.actions)), demos.actions] = 1
+        demos.observations = np.concatenate([demos.observations, hint], axis=1)
+    return demos
+
+
 def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed: int,
-          batch_size: int = 1024, lr: float = 1e-3) -> dict[str, float]:
-    """Fit the MaskablePPO ``policy`` to the demonstrations; the final accuracy and losses."""
+          batch_size: int = 1024, lr: float = 1e-3, smoothing: float = 0.0) -> dict[str, float]:
+    """Fit the MaskablePPO ``policy`` to the demonstrations; the final accuracy and losses.
+
+    ``smoothing`` moves that share of each target onto the legal actions uniformly, so the clone keeps
+    some probability on the alternatives and PPO goes on exploring them (a policy that copies advice
+    exactly would otherwise never try anything else).
+    """
     generator = torch.Generator().manual_seed(seed)
     obs = torch.as_tensor(demos.observations)
     masks = torch.as_tensor(demos.masks)
@@ -76,6 +97,11 @@ def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed:
             idx = order[start:start + batch_size]
             values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
             policy_loss = -log_prob.mean()
+            if smoothing:
+                logits = policy.get_distribution(obs[idx], action_masks=masks[idx].numpy()).distribution.logits
+                legal = masks[idx]
+                uniform = -(torch.where(legal, logits, 0).sum(dim=1) / legal.sum(dim=1)).mean()
+                policy_loss = (1 - smoothing) * policy_loss + smoothing * uniform
             value_loss = torch.nn.functional.mse_loss(values.flatten(), targets[idx])
             optimizer.zero_grad()
             (policy_loss + 0.5 * value_loss).backward()
