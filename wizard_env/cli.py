@@ -381,6 +381,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``wizard`` command; return the exit status."""
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: the agents' matmuls are small, and two threads on a busy machine ran them 6x slower
+    threadpool_limits(1, user_api="blas")
     try:
         args = build_parser().parse_args(argv)
         return args.run(args)
