@@ -21,9 +21,9 @@ import time
 
 #: Part of a training step -> (file suffix, function) whose cumulative time measures it.
 PARTS = {
-    "rollout (all of collecting experience)": ("on_policy_algorithm.py", "collect_rollouts"),
+    "rollout (all of collecting experience)": ("ppo_mask.py", "collect_rollouts"),
     "  opponents' and delegated moves": ("vec_env.py", "_play_opponents"),
-    "  RuleAgent deciding (opponents, advice, snapshots)": ("rule_agent.py", "act_batch"),
+    "  RuleAgent deciding (all its act_batch calls)": ("rule_agent.py", "act_batch"),
     "  RuleAgent's advice for the learner": ("advice.py", "_advise"),
     "  learner's moves in the engine": ("batch.py", "step"),
     "  policy forward pass (torch)": ("policies.py", "forward"),

@@ -261,3 +261,26 @@ def test_eval_command_runs_without_a_progress_bar_when_not_on_a_terminal(tmp_pat
     )
     assert run.returncode == 0 and run.stderr == ""
     assert run.stdout.splitlines()[0].endswith("1 deal x 3 rotations = 3 games, seed 0")
+
+
+def test_paired_tables_pairs_deals_and_refuses_other_deals(tmp_path, capsys):
+    from benchmarks.paired_tables import main as paired
+
+    runs = {}
+    for name, agents, seed in (("a", "rule,random,rule,random", 3), ("b", "rule,rule,rule,rule", 3), ("c", "rule,rule,rule,rule", 4)):
+        assert main(["eval", *TINY, "--agents", agents, "--seed", str(seed), "--out", str(tmp_path / name)]) == 0
+        runs[name] = json.loads((tmp_path / name / "eval.json").read_text())
+    capsys.readouterr()
+    a, b = (np.asarray(runs[k]["deal_scores"]) for k in "ab")
+    # one agent of one file against another of the same file is eval's own paired difference
+    assert paired([str(tmp_path / "a" / "eval.json")] * 2 + ["--first", "random", "--second", "rule"]) == 0
+    random_row = next(s for s in runs["a"]["specs"] if s["name"] == "random")
+    assert f"{random_row['diff']:+.1f} ± {random_row['diff_ci95']:.1f}" in capsys.readouterr().out
+    # whole tables: the per-deal means, paired
+    diff, ci = mean_ci(a.mean(axis=1) - b.mean(axis=1))
+    assert paired([str(tmp_path / "a" / "eval.json"), str(tmp_path / "b" / "eval.json")]) == 0
+    assert f"{diff:+.1f} ± {ci:.1f}" in capsys.readouterr().out
+    assert paired([str(tmp_path / "a" / "eval.json"), str(tmp_path / "c" / "eval.json")]) == 2
+    assert "same deals" in capsys.readouterr().err
+    assert paired([str(tmp_path / "a" / "eval.json")] * 2 + ["--first", "ppo"]) == 2
+    assert "no agent 'ppo'" in capsys.readouterr().err

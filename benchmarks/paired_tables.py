@@ -1,0 +1,66 @@
+"""Paired difference between two ``wizard eval`` results on the same deals (two tables, or one agent in each).
+
+Usage::
+
+    wizard eval --agents ppo,ppo,ppo,ppo --games 2000 --seed 2 --out runs/sp-ppo
+    wizard eval --agents rule,rule,rule,rule --games 2000 --seed 2 --out runs/sp-rule
+    python benchmarks/paired_tables.py runs/sp-ppo/eval.json runs/sp-rule/eval.json
+    python benchmarks/paired_tables.py A/eval.json B/eval.json --first ppo --second ppo:play=rule
+
+With one seed both evaluations play the same deals, so the per-deal mean score of the players
+compared (by default every seat; ``--first``/``--second`` name one agent spec of each file) at the
+first table minus that at the second is a paired sample: the script prints its mean with a 95%
+interval over deals. Four copies of an agent against four RuleAgents measure self-play strength;
+one agent against the same agent with RuleAgent's card play, both against three RuleAgents, measure
+what the learned play adds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from training.evaluate import mean_ci
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the paired difference per player per game; 2 if the files do not share their deals."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("first", help="eval.json of the first table")
+    parser.add_argument("second", help="eval.json of the second table, same --seed and --games")
+    parser.add_argument("--first-agent", "--first", dest="first_agent", help="agent spec of the first file (default: every seat)")
+    parser.add_argument("--second-agent", "--second", dest="second_agent", help="agent spec of the second file (default: every seat)")
+    args = parser.parse_args(argv)
+    a, b = (json.load(open(path)) for path in (args.first, args.second))
+    if a["deal_seeds"] != b["deal_seeds"] or a["players"] != b["players"]:
+        print("paired_tables: the two evaluations did not play the same deals (use one --seed, --games and --players)",
+              file=sys.stderr)
+        return 2
+    try:
+        first, first_name = per_deal(a, args.first_agent)
+        second, second_name = per_deal(b, args.second_agent)
+    except KeyError as e:
+        print(f"paired_tables: {e.args[0]}", file=sys.stderr)
+        return 2
+    diff, ci = mean_ci(first - second)
+    print(f"{first_name}: {first.mean():.1f} per player per game; {second_name}: {second.mean():.1f}; "
+          f"paired by deal over {len(first)} deals: {diff:+.1f} ± {ci:.1f}")
+    return 0
+
+
+def per_deal(result: dict, spec: str | None) -> tuple[np.ndarray, str]:
+    """Mean score per deal of the entries of ``spec`` (None: every entry), and a label; KeyError for an absent spec."""
+    scores = np.asarray(result["deal_scores"])
+    if spec is None:
+        return scores.mean(axis=1), ", ".join(result["agents"])
+    rows = [s for s in result["specs"] if s["name"] == spec]
+    if not rows:
+        raise KeyError(f"no agent {spec!r} in that evaluation (agents: {', '.join(result['agents'])})")
+    return scores[:, rows[0]["entries"]].mean(axis=1), spec
+
+
+if __name__ == "__main__":
+    sys.exit(main())
