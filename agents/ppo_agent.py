@@ -169,7 +169,7 @@ class PPOAgent(Agent):
         self.learned[list(LEARNED_PHASES[learn])] = True
         if play == "rule":
             self.learned[int(Phase.PLAY)] = False
-        self.rule = RuleAgent(seed=seed)  # only asked about the phases the network did not learn
+        self.rule = RuleAgent(seed=seed)  # plays the phases the network does not, and gives the advice
 
     @classmethod
     def load(cls, path: str | os.PathLike = PRETRAINED, seed: int | np.random.Generator | None = None,

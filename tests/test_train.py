@@ -82,3 +82,29 @@ def test_warm_start_demonstrations_are_rule_agent_decisions_with_round_scores():
     met = returns > 0
     assert np.array_equal(returns[met], 20 + 10 * bids[met])
     assert np.all(returns[~met] % 10 == 0) and np.all(returns[~met] < 0)
+
+
+def test_a_refused_resume_changes_nothing_and_a_live_run_locks_its_folder(tmp_path: Path, capsys):
+    import os
+    import subprocess
+
+    out = tmp_path / "run"
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(out)]) == 0
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    other_rules = [a if a != "3" else "2" for a in TINY]  # --rounds 2 instead of 3
+    assert main(["train", *other_rules, "--mix", "4", "--timesteps", "128", "--out", str(out), "--resume"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["train", *TINY, "--mix", "3,4", "--timesteps", "128", "--out", str(out), "--resume"]) == 2
+    assert "--mix" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        (out / ".lock").write_text(str(sleeper.pid))  # a live process holds the folder
+        assert main(["train", *TINY, "--mix", "4", "--timesteps", "128", "--out", str(out), "--resume"]) == 2
+        assert f"pid {sleeper.pid}" in capsys.readouterr().err
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "128", "--out", str(out), "--resume"]) == 0  # stale lock
+    assert not (out / ".lock").exists() and os.path.isfile(out / "checkpoints" / "latest.npz")

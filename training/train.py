@@ -20,8 +20,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -285,13 +287,70 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
         raise ValueError(f"--resume: no checkpoint at {latest}")
     if not resume and latest.is_file():
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
+    if resume:
+        check_resume(out, cfg, rules)
     out.mkdir(parents=True, exist_ok=True)
-    train_report.write_json(out / "config.json", {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
+    with run_lock(out):
+        return _run(cfg, rules, out, resume, quiet, log, rounds, latest)
+
+
+def check_resume(out: Path, cfg: TrainConfig, rules: Rules) -> None:
+    """ValueError if ``out``'s run was started with other rules or another network than this command asks for."""
+    path = out / "config.json"
+    if not path.is_file():
+        return
+    saved = json.loads(path.read_text())
+    if saved.get("rules") != rules_json(rules):
+        raise ValueError(f"--resume: {out} was trained with rules {saved.get('rules')}, this command asks for "
+                         f"{rules_json(rules)}: pass the run's variant options")
+    for key in ("learn", "mix", "episode", "advice"):
+        if saved["train"].get(key) != getattr(cfg, key):
+            raise ValueError(f"--resume: {out} was trained with --{key} {saved['train'].get(key)!r}, "
+                             f"this command asks for {getattr(cfg, key)!r}")
+
+
+@contextmanager
+def run_lock(out: Path):
+    """Hold ``out/.lock`` (holding our pid) while a run writes into ``out``; ValueError if a live run holds it."""
+    lock = out / ".lock"
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            break
+        except FileExistsError:
+            text = lock.read_text().strip() if lock.is_file() else ""
+            pid = int(text) if text.isdigit() else None
+            if pid is not None and pid_alive(pid):
+                raise ValueError(f"{out} is in use by another wizard train (pid {pid}): wait for it, or use another --out") from None
+            lock.unlink(missing_ok=True)  # left by a run that was killed
+    else:
+        raise ValueError(f"{out}: could not take the run lock {lock}")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, log, rounds, latest: Path) -> Trainer:
     trainer = Trainer(cfg, rules, out, quiet, log, rounds)
     if resume:
         trainer.resume(latest)
         log(f"resumed from {latest} at step {trainer.model.num_timesteps}")
-    else:
+    train_report.write_json(out / "config.json", {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
+    if not resume:
         stats = trainer.warm_start()
         log(f"warm start: cloned {stats['samples']} RuleAgent decisions, agreement {stats['agreement']:.3f}, "
             f"value mse {stats['value_mse']:.3f} ({time.monotonic() - trainer.started:.0f} s)")
