@@ -108,3 +108,21 @@ def test_a_refused_resume_changes_nothing_and_a_live_run_locks_its_folder(tmp_pa
         sleeper.wait()
     assert main(["train", *TINY, "--mix", "4", "--timesteps", "128", "--out", str(out), "--resume"]) == 0  # stale lock
     assert not (out / ".lock").exists() and os.path.isfile(out / "checkpoints" / "latest.npz")
+
+
+def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path: Path, capsys):
+    bids = tmp_path / "bids"
+    assert main(["train", *TINY, "--mix", "4", "--learn", "bid", "--timesteps", "128", "--out", str(bids)]) == 0
+    start, start_weights = load_checkpoint(bids / "checkpoints" / "latest.npz")
+    assert start["num_timesteps"] == 128
+    both = tmp_path / "both"
+    assert main(["train", *TINY, "--mix", "4", "--learn", "both", "--timesteps", "64", "--out", str(both),
+                 "--init-from", str(bids / "checkpoints" / "latest.npz"), "--checkpoint-every", "100000",
+                 "--snapshot-every", "100000", "--eval-every", "100000", "--learning-rate", "1e-12"]) == 0
+    config, weights = load_checkpoint(both / "checkpoints" / "latest.npz")
+    assert config["learn"] == "both" and config["num_timesteps"] == 64  # its own count, from zero
+    # a vanishing learning rate keeps the weights where the other run left them (no warm start in between)
+    assert all(np.allclose(weights[k], start_weights[k], atol=1e-6) for k in start_weights)
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(tmp_path / "x"),
+                 "--init-from", str(tmp_path / "nowhere.npz")]) == 2
+    assert "nowhere.npz" in capsys.readouterr().err

@@ -80,6 +80,7 @@ class TrainConfig:
     eval_deals: int = 200  #: duplicate deals per evaluation (each played in 4 rotations)
     checkpoint_every: int = 250_000  #: steps between checkpoints
     torch_threads: int = 1  #: one thread: on a busy 2-core machine two threads ran 7x slower
+    init_from: str = ""  #: start from this checkpoint's weights instead of the warm start (same network)
 
 
 def rules_json(rules: Rules) -> dict:
@@ -217,19 +218,23 @@ class Trainer:
         from . import warm_start
 
         cfg = self.cfg
-        games = cfg.bc_games or {"bid": 2000, "both": 200, "play": 200}[cfg.learn]
-        demos = warm_start.collect_mix(self.mix, games, cfg.seed, cfg.learn, cfg.episode, cfg.advice)
+        # with advice every phase is cloned (cheaply: the policy copies its input), so that a run
+        # started from this one with --init-from and another --learn begins at RuleAgent's level there too
+        phases = "both" if cfg.advice else cfg.learn
+        games = cfg.bc_games or {"bid": 2000, "both": 200, "play": 200}[phases]
+        demos = warm_start.collect_mix(self.mix, games, cfg.seed, phases, cfg.episode, cfg.advice)
         return warm_start.clone(self.model.policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing)
 
-    def resume(self, path: Path) -> None:
-        """Load the weights and step count of a checkpoint of this run."""
+    def resume(self, path: Path, same_run: bool = True) -> None:
+        """Load the weights and step count of a checkpoint of this run (``same_run=False``: only the
+        weights, of a run with the same network, as ``--init-from`` does)."""
         import torch
 
         config, weights = load_checkpoint(path)
         if config.get("obs_version", 0) != OBS_VERSION:
             raise ValueError(f"checkpoint {path} was trained on observation version {config.get('obs_version', 0)}, "
                              f"this code trains on version {OBS_VERSION}: start a new run")
-        for key in ("learn", "hidden", "activation", "advice"):
+        for key in ("learn", "hidden", "activation", "advice")[not same_run:]:
             if config.get(key) != getattr(self.cfg, key):
                 raise ValueError(f"checkpoint {path}: {key} is {config.get(key)!r}, this run has {getattr(self.cfg, key)!r}")
         state = self.model.policy.state_dict()
@@ -237,7 +242,8 @@ class Trainer:
         if missing:
             raise ValueError(f"checkpoint {path}: no weights for {sorted(missing)[0]} (a checkpoint of another network?)")
         self.model.policy.load_state_dict({k: torch.as_tensor(weights[k]) for k in state})
-        self.model.num_timesteps = int(config.get("num_timesteps", 0))
+        if same_run:
+            self.model.num_timesteps = int(config.get("num_timesteps", 0))
 
     def train(self) -> None:
         """PPO until ``timesteps`` (counted over the whole run, resumed or not) or ``max_minutes``."""
@@ -349,8 +355,13 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
     if resume:
         trainer.resume(latest)
         log(f"resumed from {latest} at step {trainer.model.num_timesteps}")
+    elif cfg.init_from:
+        trainer.resume(Path(cfg.init_from), same_run=False)
     train_report.write_json(out / "config.json", {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
-    if not resume:
+    if not resume and cfg.init_from:
+        log(f"started from the weights of {cfg.init_from}")
+        trainer.report()
+    elif not resume:
         stats = trainer.warm_start()
         log(f"warm start: cloned {stats['samples']} RuleAgent decisions, agreement {stats['agreement']:.3f}, "
             f"value mse {stats['value_mse']:.3f} ({time.monotonic() - trainer.started:.0f} s)")
@@ -368,6 +379,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = TrainConfig()
     parser.add_argument("--out", default="runs/train", help="output folder (default runs/train)")
     parser.add_argument("--resume", action="store_true", help="continue from --out/checkpoints/latest.npz")
+    parser.add_argument("--init-from", default="", metavar="CHECKPOINT",
+                        help="a new run that starts from this checkpoint's weights (same --hidden and advice) instead of "
+                        "the warm start, e.g. --learn both after a --learn bid run")
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
                         help=f"decisions to learn; RuleAgent makes the others (default {d.learn})")
     for name in ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_deals",
