@@ -1,11 +1,13 @@
 """``wizard train``: MaskablePPO on batched games against a pool of RuleAgent, self-play snapshots and RandomAgent.
 
-    wizard train --out runs/ppo --seed 0            # the default run (bids learned, play by RuleAgent)
+    wizard train --out runs/ppo --seed 0            # the default run: bids and play, 3-6 players, 18 minutes
     wizard train --out runs/ppo --resume             # continue from runs/ppo/checkpoints/latest.npz
-    wizard train --learn both --timesteps 2000000    # learn card play too
+    wizard train --learn bid --mix 4                 # learn only trump and bids, 4-player games only
 
-The run: RuleAgent's decisions are cloned first (``training.warm_start``), then PPO improves on
-them in ``WizardVecEnv`` games (``--episode round``, the default: every round ends an episode).
+The run: the policy reads RuleAgent's choice as an input (``training.advice``; ``--no-advice``) and
+clones RuleAgent's decisions first (``training.warm_start``), then PPO improves on them in games of
+every player count of ``--mix`` (``MixedVecEnv``; ``--episode round``, the default: every round ends
+an episode).
 Every ``--eval-every`` steps the current policy plays duplicate deals against three RuleAgents
 (``training.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
 checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
@@ -318,22 +320,23 @@ def check_resume(out: Path, cfg: TrainConfig, rules: Rules) -> None:
 @contextmanager
 def run_lock(out: Path):
     """Hold ``out/.lock`` (holding our pid) while a run writes into ``out``; ValueError if a live run holds it."""
-    lock = out / ".lock"
-    for _ in range(2):
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            break
-        except FileExistsError:
-            text = lock.read_text().strip() if lock.is_file() else ""
-            pid = int(text) if text.isdigit() else None
-            if pid is not None and pid_alive(pid):
-                raise ValueError(f"{out} is in use by another wizard train (pid {pid}): wait for it, or use another --out") from None
-            lock.unlink(missing_ok=True)  # left by a run that was killed
-    else:
-        raise ValueError(f"{out}: could not take the run lock {lock}")
+    lock, mine = out / ".lock", out / f".lock.{os.getpid()}.tmp"
+    mine.write_text(str(os.getpid()))
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
+        for _ in range(2):
+            try:
+                os.link(mine, lock)  # atomic: the lock appears with our pid in it, or not at all
+                break
+            except FileExistsError:
+                text = lock.read_text().strip() if lock.is_file() else ""
+                if text.isdigit() and pid_alive(int(text)):
+                    raise ValueError(f"{out} is in use by another wizard train (pid {text}): wait for it, or use another --out") from None
+                lock.unlink(missing_ok=True)  # left by a run that was killed
+        else:
+            raise ValueError(f"{out}: could not take the run lock {lock}")
+    finally:
+        mine.unlink(missing_ok=True)
+    try:
         yield
     finally:
         lock.unlink(missing_ok=True)
