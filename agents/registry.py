@@ -3,7 +3,8 @@
 ``rule``, ``random``; ``ppo`` (the shipped agent: bids and card play learned, 3-6 players);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train``). A ``ppo`` spec takes the option ``play=rule`` to
-hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH,play=rule``.
+hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
+since ``,`` separates the agents of ``--agents``).
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ def _without_argument(cls: type[Agent]) -> Factory:
 
 
 def _ppo_options(arg: str | None, default: Path) -> tuple[Path | str, str]:
-    """(checkpoint, play) from ``PATH``, ``play=rule`` or ``PATH,play=rule`` (no argument: ``default``, played by the net)."""
+    """(checkpoint, play) from ``PATH``, ``play=rule`` or ``PATH:play=rule`` (no argument: ``default``, played by the net)."""
     path, play = None, "net"
-    for part in (arg or "").split(",") if arg else []:
+    for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
         if not sep:
             if path is not None:

@@ -34,7 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-agent", "--first", dest="first_agent", help="agent spec of the first file (default: every seat)")
     parser.add_argument("--second-agent", "--second", dest="second_agent", help="agent spec of the second file (default: every seat)")
     args = parser.parse_args(argv)
-    a, b = (json.load(open(path)) for path in (args.first, args.second))
+    try:
+        a, b = (json.loads(open(path).read()) for path in (args.first, args.second))
+    except (OSError, ValueError) as e:
+        print(f"paired_tables: cannot read an evaluation: {e}", file=sys.stderr)
+        return 2
     if a["deal_seeds"] != b["deal_seeds"] or a["players"] != b["players"]:
         print("paired_tables: the two evaluations did not play the same deals (use one --seed, --games and --players)",
               file=sys.stderr)

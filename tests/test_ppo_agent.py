@@ -145,13 +145,13 @@ def test_play_rule_hands_card_play_to_rule_agent_and_keeps_the_learned_bids(tmp_
     play = obs[:, SLICES["phase"]].argmax(axis=1) == int(Phase.PLAY)
     assert play.any() and (~play).any()
     net = make_agent(f"ppo:{path}", seed=3).act_batch(obs, masks)
-    ruled = make_agent(f"ppo:{path},play=rule", seed=3).act_batch(obs, masks)
+    ruled = make_agent(f"ppo:{path}:play=rule", seed=3).act_batch(obs, masks)
     assert np.array_equal(ruled[play], RuleAgent(seed=3).act_batch(obs[play], masks[play]))
     assert np.array_equal(ruled[~play], net[~play])
     assert not np.array_equal(ruled[play], net[play])
 
 
-@pytest.mark.parametrize("spec", ["ppo:play=net,play=rule,x.npz,y.npz", "ppo:play=human", "ppo:speed=2"])
+@pytest.mark.parametrize("spec", ["ppo:x.npz:y.npz", "ppo:play=human", "ppo:speed=2"])
 def test_bad_ppo_options_are_named(spec):
     with pytest.raises(ValueError, match="ppo:"):
         make_agent(spec)
