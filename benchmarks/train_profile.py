@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/train_profile.py --timesteps 60000          # the default run's settings
     python benchmarks/train_profile.py --mix 4 --no-advice
+    python benchmarks/train_profile.py --learn bid --timesteps 30000
 
 It builds the default run's trainer (warm start skipped: it does not change the cost of a step),
 runs PPO for ``--timesteps`` learner decisions under cProfile, and prints learner steps per second
@@ -41,10 +42,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=60_000)
     parser.add_argument("--mix", default="3,4,5,6")
+    parser.add_argument("--learn", default="both", choices=("both", "bid", "play"))
     parser.add_argument("--no-advice", dest="advice", action="store_false")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    cfg = TrainConfig(timesteps=args.timesteps, mix=parse_mix(args.mix), advice=args.advice,
+    cfg = TrainConfig(timesteps=args.timesteps, mix=parse_mix(args.mix), advice=args.advice, learn=args.learn,
                       eval_every=10**9, checkpoint_every=10**9, snapshot_every=10**9)
     with tempfile.TemporaryDirectory() as out:
         trainer = Trainer(cfg, Rules.make(4), out, quiet=True)
@@ -58,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         steps = trainer.model.num_timesteps
     stats = pstats.Stats(profiler).stats  # (file, line, name) -> (calls, ..., tottime, cumtime, callers)
     print(f"{steps} learner steps in {wall:.1f} s: {steps / wall:.0f} learner steps/s "
-          f"(mix {args.mix}, advice {'on' if args.advice else 'off'}, {cfg.num_envs} games)")
+          f"(learn {args.learn}, mix {args.mix}, advice {'on' if args.advice else 'off'}, {cfg.num_envs} games)")
     print(f"{'part':<44} {'seconds':>8} {'share':>6}")
     for label, (suffix, name) in PARTS.items():
         seconds = sum(v[3] for (file, _, func), v in stats.items() if func == name and file.endswith(suffix))
