@@ -9,7 +9,8 @@ import numpy as np
 
 from agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from training.warm_start import collect
-from wizard_env.actions import Phase
+from agents.rule_agent import RuleAgent
+from wizard_env.actions import NUM_ACTIONS, Phase
 from wizard_env.cli import main
 from wizard_env.observation import OBS_VERSION, SLICES
 from wizard_env.rules import Rules
@@ -111,18 +112,46 @@ def test_a_refused_resume_changes_nothing_and_a_live_run_locks_its_folder(tmp_pa
 
 
 def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path: Path, capsys):
-    bids = tmp_path / "bids"
-    assert main(["train", *TINY, "--mix", "4", "--learn", "bid", "--timesteps", "128", "--out", str(bids)]) == 0
-    start, start_weights = load_checkpoint(bids / "checkpoints" / "latest.npz")
+    first = tmp_path / "first"
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "128", "--out", str(first)]) == 0
+    start, start_weights = load_checkpoint(first / "checkpoints" / "latest.npz")
     assert start["num_timesteps"] == 128
-    both = tmp_path / "both"
-    assert main(["train", *TINY, "--mix", "4", "--learn", "both", "--timesteps", "64", "--out", str(both),
-                 "--init-from", str(bids / "checkpoints" / "latest.npz"), "--checkpoint-every", "100000",
+    second = tmp_path / "second"
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(second),
+                 "--init-from", str(first / "checkpoints" / "latest.npz"), "--checkpoint-every", "100000",
                  "--snapshot-every", "100000", "--eval-every", "100000", "--learning-rate", "1e-12"]) == 0
-    config, weights = load_checkpoint(both / "checkpoints" / "latest.npz")
-    assert config["learn"] == "both" and config["num_timesteps"] == 64  # its own count, from zero
+    config, weights = load_checkpoint(second / "checkpoints" / "latest.npz")
+    assert config["num_timesteps"] == 64  # its own count, from zero
     # a vanishing learning rate keeps the weights where the other run left them (no warm start in between)
     assert all(np.allclose(weights[k], start_weights[k], atol=1e-6) for k in start_weights)
     assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(tmp_path / "x"),
                  "--init-from", str(tmp_path / "nowhere.npz")]) == 2
     assert "nowhere.npz" in capsys.readouterr().err
+
+
+def test_init_from_a_bid_run_clones_that_agent_before_learning_both(tmp_path: Path, capsys):
+    bids = tmp_path / "bids"
+    assert main(["train", *TINY, "--mix", "4", "--learn", "bid", "--timesteps", "64", "--out", str(bids)]) == 0
+    both = tmp_path / "both"
+    capsys.readouterr()
+    assert main(["train", *TINY, "--mix", "4", "--learn", "both", "--timesteps", "64", "--out", str(both),
+                 "--init-from", str(bids / "checkpoints" / "latest.npz")]) == 0
+    assert load_checkpoint(both / "checkpoints" / "latest.npz")[0]["learn"] == "both"
+
+
+def test_demonstrations_of_a_teacher_keep_rule_agents_advice_apart():
+    from training.warm_start import collect_mix
+
+    class Highest(RuleAgent):
+        """Always the highest legal action: a teacher unlike RuleAgent."""
+
+        def act_batch(self, observations, action_masks):
+            return np.asarray(action_masks).shape[1] - 1 - np.asarray(action_masks)[:, ::-1].argmax(axis=1)
+
+    rules = [Rules.make(4, [2, 3])]
+    taught = collect_mix(rules, 4, 0, "both", "round", advice=True, teacher=Highest())
+    plain = collect_mix(rules, 4, 0, "both", "round", advice=True)
+    assert taught.masks[np.arange(len(taught.actions)), taught.actions].all()
+    hint = taught.observations[:, -NUM_ACTIONS:].argmax(axis=1)
+    assert np.array_equal(hint, taught.advice) and not np.array_equal(taught.actions, taught.advice)
+    assert np.array_equal(plain.actions, plain.advice)  # RuleAgent teaching: the advice is the action

@@ -215,16 +215,16 @@ class Trainer:
         self.curve.add(self.model.num_timesteps, time.monotonic() - self.started, result)
         return result
 
-    def warm_start(self) -> dict:
-        """Clone RuleAgent's decisions into the policy and value net."""
+    def warm_start(self, teacher: PPOAgent | None = None) -> dict:
+        """Clone RuleAgent's decisions (or the ``teacher``'s, in every phase) into the policy and value net."""
         from . import warm_start
 
         cfg = self.cfg
         # with advice every phase is cloned (cheaply: the policy copies its input), so that a run
         # started from this one with --init-from and another --learn begins at RuleAgent's level there too
-        phases = "both" if cfg.advice else cfg.learn
+        phases = "both" if cfg.advice or teacher else cfg.learn
         games = cfg.bc_games or {"bid": 2000, "both": 200, "play": 200}[phases]
-        demos = warm_start.collect_mix(self.mix, games, cfg.seed, phases, cfg.episode, cfg.advice)
+        demos = warm_start.collect_mix(self.mix, games, cfg.seed, phases, cfg.episode, cfg.advice, teacher)
         return warm_start.clone(self.model.policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing)
 
     def resume(self, path: Path, same_run: bool = True) -> None:
@@ -363,6 +363,12 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
     train_report.write_json(out / "config.json", {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
     if not resume and cfg.init_from:
         log(f"started from the weights of {cfg.init_from}")
+        if cfg.learn == "both" and load_checkpoint(cfg.init_from)[0].get("learn") != "both":
+            # the phase the other run left to RuleAgent drifted with the shared layers: clone the other
+            # run's agent (its network where it learned, RuleAgent elsewhere) in every phase
+            teacher = PPOAgent.load(cfg.init_from, seed=np.random.default_rng([cfg.seed, 10]))
+            stats = trainer.warm_start(teacher)
+            log(f"cloned {cfg.init_from} as an agent (its phases, RuleAgent's in the others): agreement {stats['agreement']:.3f}")
         trainer.report()
     elif not resume:
         stats = trainer.warm_start()

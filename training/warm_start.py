@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from agents.base import Agent
 from agents.ppo_agent import LEARNED_PHASES
 from agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS, Phase
@@ -24,33 +25,36 @@ from wizard_env.rules import Rules
 
 @dataclass
 class Demonstrations:
-    """RuleAgent's decisions: observations [N, OBS_SIZE], masks [N, NUM_ACTIONS], actions [N], returns [N]."""
+    """A teacher's decisions: observations [N, OBS_SIZE], masks [N, NUM_ACTIONS], actions [N], returns [N],
+    and RuleAgent's choices [N] for the same decisions (the advice; the actions when RuleAgent teaches)."""
 
     observations: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray  # the acting seat's score over the rest of its episode (round or game), unscaled
+    advice: np.ndarray
 
 
-def collect(rules: Rules, games: int, seed: int, learn: str, episode: str) -> Demonstrations:
-    """RuleAgent's decisions in the learned phases of ``games`` games where it holds every seat."""
+def collect(rules: Rules, games: int, seed: int, learn: str, episode: str, teacher: Agent | None = None) -> Demonstrations:
+    """The teacher's (default RuleAgent's) decisions in the learned phases of ``games`` games where it holds every seat."""
     learned = np.zeros(len(Phase), dtype=bool)
     learned[list(LEARNED_PHASES[learn])] = True
     batch = WizardBatch(rules, games, seed=seed, autoreset=False)
-    agent = RuleAgent(seed=np.random.default_rng([seed, 1]))
-    obs, masks, actions = [], [], []
+    rule = RuleAgent(seed=np.random.default_rng([seed, 1]))
+    obs, masks, actions, advice = [], [], [], []
     returns: list[float] = []  # by sample: the acting seat's score, added as its rounds end
     seat_of: list[int] = []
     pending: list[list[int]] = [[] for _ in range(games)]  # samples of each game still collecting score
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
         o, m = batch.observe(live), batch.legal_masks(live)
-        a = agent.act_batch(o, m)
+        hint = rule.act_batch(o, m)
+        a = hint if teacher is None else teacher.act_batch(o, m)
         keep = learned[batch.phase[live]]
         for g, seat in zip(live[keep], batch.current[live][keep]):
             pending[g].append(len(returns))
             returns.append(0.0)
             seat_of.append(int(seat))
-        obs.append(o[keep]), masks.append(m[keep]), actions.append(a[keep])
+        obs.append(o[keep]), masks.append(m[keep]), actions.append(a[keep]), advice.append(hint[keep])
         batch.step(a, live)
         for g in np.flatnonzero(batch.round_over):
             for i in pending[g]:
@@ -58,20 +62,21 @@ def collect(rules: Rules, games: int, seed: int, learn: str, episode: str) -> De
             if episode == "round" or batch.game_over[g]:
                 pending[g] = []
     return Demonstrations(np.concatenate(obs), np.concatenate(masks).astype(bool), np.concatenate(actions),
-                          np.array(returns))
+                          np.array(returns), np.concatenate(advice))
 
 
-def collect_mix(mix: list[Rules], games: int, seed: int, learn: str, episode: str, advice: bool = False) -> Demonstrations:
+def collect_mix(mix: list[Rules], games: int, seed: int, learn: str, episode: str, advice: bool = False,
+                teacher: Agent | None = None) -> Demonstrations:
     """``collect`` for each rule set of ``mix`` (``games`` games each), concatenated.
 
-    With ``advice`` the observations carry RuleAgent's choice (the demonstrated action) as a one-hot,
-    as ``training.advice.AdviceVecEnv`` gives them to the policy.
+    With ``advice`` the observations carry RuleAgent's choice as a one-hot, as
+    ``training.advice.AdviceVecEnv`` gives them to the policy.
     """
-    parts = [collect(rules, games, seed + 1_000 * i, learn, episode) for i, rules in enumerate(mix)]
+    parts = [collect(rules, games, seed + 1_000 * i, learn, episode, teacher) for i, rules in enumerate(mix)]
     demos = Demonstrations(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)))
     if advice:
         hint = np.zeros((len(demos.actions), NUM_ACTIONS), dtype=np.float32)
-        hint[np.arange(len(demos.actions)), demos.actions] = 1
+        hint[np.arange(len(demos.actions)), demos.advice] = 1
         demos.observations = np.concatenate([demos.observations, hint], axis=1)
     return demos
 
