@@ -21,7 +21,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from .rules import MAX_PLAYERS, MIN_PLAYERS
-from .vec_env import PER_GAME_ATTRIBUTES, PER_GAME_METHODS, WHOLE_METHODS, WizardVecEnv
+from .vec_env import PER_GAME_ATTRIBUTES, PER_GAME_METHODS, WHOLE_METHODS, WizardVecEnv, env_indices, require_all
 
 
 def check_players(players: Sequence[int]) -> tuple[int, ...]:
@@ -101,19 +101,12 @@ class MixedVecEnv(VecEnv):
         for part in self.parts:
             part.set_opponent_pool(agents, weights)
 
-    def _games(self, indices: VecEnvIndices) -> list[int]:
-        games = list(range(self.num_envs)) if indices is None else list(self._get_indices(indices))
-        bad = [g for g in games if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < self.num_envs]
-        if bad:
-            raise ValueError(f"env indices must be in 0..{self.num_envs - 1}, got {bad[0]!r}")
-        return [int(g) for g in games]
-
     def _per_game(self, read) -> list[Any]:
         return [value for part in self.parts for value in read(part)]
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         """Per game: ``learner_seat``, ``game_seed``, ``seat_agents``, ``num_players``; else this VecEnv's attribute."""
-        games = self._games(indices)
+        games = list(env_indices(self, indices))
         if attr_name in PER_GAME_ATTRIBUTES:
             values = self._per_game(lambda part: part.get_attr(attr_name))
         elif attr_name == "num_players":
@@ -126,24 +119,22 @@ class MixedVecEnv(VecEnv):
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         """As ``WizardVecEnv.set_attr``, for every part."""
-        if sorted(self._games(indices)) != list(range(self.num_envs)):
-            raise ValueError(f"{attr_name} applies to every game at once: pass indices=None")
+        require_all(self, indices, attr_name)
         for part in self.parts:
             part.set_attr(attr_name, value)
 
     def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
         """``action_masks`` per game; ``set_opponent_pool`` once for every game."""
-        games = self._games(indices)
+        games = list(env_indices(self, indices))
         if method_name in PER_GAME_METHODS:
             rows = getattr(self, method_name)(*method_args, **method_kwargs)
             return [rows[g] for g in games]
         if method_name in WHOLE_METHODS:
-            if len(set(games)) != self.num_envs:
-                raise ValueError(f"{method_name} applies to every game at once: pass indices=None")
+            require_all(self, indices, method_name)
             result = getattr(self, method_name)(*method_args, **method_kwargs)
             return [result] * len(games)
         raise AttributeError(f"MixedVecEnv has no env method {method_name!r}: per game {PER_GAME_METHODS}, for all games {WHOLE_METHODS}")
 
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
         """False for every game."""
-        return [False] * len(self._games(indices))
+        return [False] * len(env_indices(self, indices))

@@ -137,6 +137,23 @@ def check_pool(opponents: Opponent | Sequence[Opponent], weights: Sequence[float
     return list(entries), w / w.sum()
 
 
+def env_indices(env: VecEnv, indices: VecEnvIndices) -> range | list[int]:
+    """The game indices a VecEnv call names (all for None); ValueError for one out of range."""
+    if indices is None:
+        return range(env.num_envs)
+    games = list(env._get_indices(indices))
+    bad = [g for g in games if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < env.num_envs]
+    if bad:
+        raise ValueError(f"env indices must be in 0..{env.num_envs - 1}, got {bad[0]!r}")
+    return [int(g) for g in games]
+
+
+def require_all(env: VecEnv, indices: VecEnvIndices, what: str) -> None:
+    """ValueError unless ``indices`` names every game of ``env`` (``what`` applies to all at once)."""
+    if sorted(env_indices(env, indices)) != list(range(env.num_envs)):
+        raise ValueError(f"{what} applies to every game at once: pass indices=None")
+
+
 class WizardVecEnv(VecEnv):
     """``num_envs`` games, one learner seat each, opponents from a pool (see the module docstring)."""
 
@@ -407,14 +424,7 @@ class WizardVecEnv(VecEnv):
         return self.batch
 
     def _indices(self, indices: VecEnvIndices) -> range | list[int]:
-        if indices is None:
-            return range(self.num_envs)
-        games = list(self._get_indices(indices))
-        bad = [g for g in games if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or not 0 <= g < self.num_envs]
-        if bad:
-            raise ValueError(f"env indices must be in 0..{self.num_envs - 1}, got {bad[0]!r}")
-        return [int(g) for g in games]
+        return env_indices(self, indices)
 
     def _require_all(self, indices: VecEnvIndices, what: str) -> None:
-        if sorted(self._indices(indices)) != list(range(self.num_envs)):
-            raise ValueError(f"{what} applies to every game at once: pass indices=None")
+        require_all(self, indices, what)
