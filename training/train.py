@@ -227,9 +227,9 @@ class Trainer:
         demos = warm_start.collect_mix(self.mix, games, cfg.seed, phases, cfg.episode, cfg.advice, teacher)
         return warm_start.clone(self.model.policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing)
 
-    def resume(self, path: Path, same_run: bool = True) -> None:
+    def resume(self, path: Path, same_run: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
         """Load the weights and step count of a checkpoint of this run (``same_run=False``: only the
-        weights, of a run with the same network, as ``--init-from`` does)."""
+        weights, of a run with the same network, as ``--init-from`` does); the checkpoint's config and weights."""
         import torch
 
         config, weights = load_checkpoint(path)
@@ -246,6 +246,7 @@ class Trainer:
         self.model.policy.load_state_dict({k: torch.as_tensor(weights[k]) for k in state})
         if same_run:
             self.model.num_timesteps = int(config.get("num_timesteps", 0))
+        return config, weights
 
     def train(self) -> None:
         """PPO until ``timesteps`` (counted over the whole run, resumed or not) or ``max_minutes``."""
@@ -355,22 +356,24 @@ def pid_alive(pid: int) -> bool:
 
 def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, log, rounds, latest: Path) -> Trainer:
     trainer = Trainer(cfg, rules, out, quiet, log, rounds)
+    start = None  # (config, weights) of the checkpoint a new run starts from
     if resume:
         trainer.resume(latest)
-        log(f"resumed from {latest} at step {trainer.model.num_timesteps}")
     elif cfg.init_from:
-        trainer.resume(Path(cfg.init_from), same_run=False)
+        start = trainer.resume(Path(cfg.init_from), same_run=False)
     train_report.write_json(out / "config.json", {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
-    if not resume and cfg.init_from:
+    if resume:
+        log(f"resumed from {latest} at step {trainer.model.num_timesteps}")
+    elif start is not None:
         log(f"started from the weights of {cfg.init_from}")
-        if cfg.learn == "both" and load_checkpoint(cfg.init_from)[0].get("learn") != "both":
+        if cfg.learn == "both" and start[0].get("learn") != "both":
             # the phase the other run left to RuleAgent drifted with the shared layers: clone the other
             # run's agent (its network where it learned, RuleAgent elsewhere) in every phase
-            teacher = PPOAgent.load(cfg.init_from, seed=np.random.default_rng([cfg.seed, 10]))
+            teacher = PPOAgent(*start, seed=np.random.default_rng([cfg.seed, 10]), source=cfg.init_from)
             stats = trainer.warm_start(teacher)
             log(f"cloned {cfg.init_from} as an agent (its phases, RuleAgent's in the others): agreement {stats['agreement']:.3f}")
         trainer.report()
-    elif not resume:
+    else:
         stats = trainer.warm_start()
         log(f"warm start: cloned {stats['samples']} RuleAgent decisions, agreement {stats['agreement']:.3f}, "
             f"value mse {stats['value_mse']:.3f} ({time.monotonic() - trainer.started:.0f} s)")
