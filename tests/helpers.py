@@ -10,6 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
+from agents import Agent
 from wizard_env import CARD_OFFSET, Phase, Rules, WizardGame, observe, parse_card
 from wizard_env.cards import DECK, NO_CARD, NO_SUIT, NUM_CARD_TYPES, SUITS
 from wizard_env.game import deal
@@ -184,3 +185,21 @@ def assert_same_snapshot(a: dict, b: dict) -> None:
 def deck_counts() -> np.ndarray:
     """Count of each card type in the full deck, computed from the physical deck."""
     return np.bincount(DECK, minlength=NUM_CARD_TYPES)
+
+
+# -- players for VecEnv tests ----------------------------------------------------------------------
+
+
+class FirstLegal(Agent):
+    """Plays its lowest legal action id: a deterministic opponent whose games can be re-played."""
+
+    name = "first"
+
+    def act_batch(self, observations, action_masks):
+        """The first legal action of each row."""
+        return np.asarray(action_masks).argmax(axis=1).astype(np.int64)
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of bool masks."""
+    return np.array([rng.choice(np.flatnonzero(row)) for row in masks])

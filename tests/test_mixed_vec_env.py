@@ -8,27 +8,13 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from agents import Agent, RuleAgent  # noqa: E402
+from agents import RuleAgent  # noqa: E402
 from wizard_env import NUM_ACTIONS, OBS_SIZE, Phase, decode  # noqa: E402
 from wizard_env.mixed_vec_env import MixedVecEnv  # noqa: E402
 from wizard_env.vec_env import WizardVecEnv  # noqa: E402
 from training.advice import AdviceVecEnv  # noqa: E402
 
-from helpers import oracle_score  # noqa: E402
-
-
-class FirstLegal(Agent):
-    """Plays its lowest legal action id: deterministic, so two envs with one seed play the same games."""
-
-    name = "first"
-
-    def act_batch(self, observations, action_masks):
-        """The first legal action of each row."""
-        return np.asarray(action_masks).argmax(axis=1).astype(np.int64)
-
-
-def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+from helpers import FirstLegal, oracle_score, random_legal  # noqa: E402
 
 
 def test_one_batch_holds_every_player_count_and_each_game_sees_its_own():

@@ -17,17 +17,9 @@ from wizard_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, Phase, Rules, 
 from wizard_env.observation import SLICES  # noqa: E402
 from wizard_env.vec_env import WizardVecEnv  # noqa: E402
 
+from helpers import FirstLegal, random_legal  # noqa: E402
+
 SHORT = dict(num_players=4, rounds=3)
-
-
-class FirstLegal(Agent):
-    """Plays its lowest legal action id: a deterministic opponent whose games can be re-played."""
-
-    name = "first"
-
-    def act_batch(self, observations, action_masks):
-        """The first legal action of each row."""
-        return np.asarray(action_masks).argmax(axis=1).astype(np.int64)
 
 
 class LastLegal(Agent):
@@ -60,11 +52,6 @@ class Illegal(Agent):
     def act_batch(self, observations, action_masks):
         """Zero for every row."""
         return np.zeros(len(action_masks), dtype=np.int64)
-
-
-def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of bool masks."""
-    return np.array([rng.choice(np.flatnonzero(row)) for row in masks])
 
 
 @dataclass
