@@ -200,3 +200,22 @@ def test_play_actions_follow_suit_across_a_batch_of_different_positions():
             checked += 1
         batch.step((rng.random(masks.shape) * masks).argmax(axis=1))
     assert checked > 500
+
+
+def test_copy_games_copies_each_game_and_steps_apart_from_the_original():
+    batch = WizardBatch(Rules.make(4), 6, seed=3, autoreset=False)
+    rng = np.random.default_rng(0)
+    for _ in range(40):  # into the middle of the first rounds
+        batch.step(np.array([rng.choice(np.flatnonzero(m)) for m in batch.legal_masks()]))
+    games = np.array([1, 4])
+    copy = batch.copy_games(games, np.array([2, 3]))
+    assert copy.batch_size == 5
+    before = snapshot(batch)
+    rows = np.array([0, 0, 1, 1, 1])
+    assert (copy.observe() == batch.observe(games)[rows]).all()
+    assert (copy.legal_masks() == batch.legal_masks(games)[rows]).all()
+    while (copy.phase != Phase.OVER).any():  # play every copy to the end of its game
+        live = np.flatnonzero(copy.phase != Phase.OVER)
+        copy.step(np.array([np.flatnonzero(m)[0] for m in copy.legal_masks(live)]), live)
+    assert all((value == snapshot(batch)[name]).all() for name, value in before.items())
+    assert (copy.totals[0] == copy.totals[1]).all() and (copy.totals[2] == copy.totals[4]).all()

@@ -13,6 +13,7 @@ generator, so a batch is reproducible from its seed and every game in it from it
 
 from __future__ import annotations
 
+import copy
 from typing import Sequence
 
 import numpy as np
@@ -27,6 +28,9 @@ _DEAL_STREAM = 0
 _BATCH_STREAM = 1
 # plain ints for the hot paths (reading an enum member costs a Python call per access)
 TRUMP, BID, PLAY, OVER = (int(p) for p in (Phase.TRUMP, Phase.BID, Phase.PLAY, Phase.OVER))
+# the per-step results that ``step`` sets (see the class docstring)
+_RESULTS = ("round_over", "round_scores", "round_bids", "round_tricks", "round_hand_size", "round_dealer",
+            "game_over", "final_totals", "final_seed")
 
 
 def check_seed(seed: object) -> int:
@@ -217,6 +221,26 @@ class WizardBatch:
         if out is not None and (out.shape != (len(g), OBS_SIZE) or out.dtype != np.float32):
             raise ValueError(f"out must be a float32 array of shape {(len(g), OBS_SIZE)}, not {out.dtype} {out.shape}")
         return encode(self, g, observers, out)
+
+    def copy_games(self, games: np.ndarray | None = None, repeats: int | np.ndarray = 1) -> "WizardBatch":
+        """A new batch holding copies of these games, each ``repeats`` times in a row (for rollouts).
+
+        ``repeats``: one count for every game, or a count per game (as ``numpy.repeat`` takes them).
+
+        The copy has every state array of the games, including the decks of the rounds to come,
+        so it is for code that may see everything (training targets, referees), not for a player.
+        It does not autoreset or record; stepping it leaves this batch unchanged.
+        """
+        g = np.repeat(self._select(games), repeats)
+        new = copy.copy(self)
+        for name in self._state + ["_mask_cache", "mask_stale", *_RESULTS]:
+            setattr(new, name, getattr(self, name)[g])  # fancy indexing copies
+        new.batch_size = len(g)
+        new.all_games = new._all = np.arange(len(g))
+        new.autoreset, new.record = False, False
+        new.logs, new.finished_logs = [[] for _ in g], []
+        new._seed_rng = copy.deepcopy(self._seed_rng)
+        return new
 
     # -- changing the state ------------------------------------------------------------------
 

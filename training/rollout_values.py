@@ -1,0 +1,138 @@
+"""Action values from rollouts: low-variance targets for learning card play and bids.
+
+PPO's credit for a single card is a round score that hinges on dozens of other cards, and with a
+critic that cannot explain a round the advantage of one card is mostly noise (see the model card).
+Here every legal action of a decision is tried instead: on copies of the game
+(``WizardBatch.copy_games``), each action is applied and the rest of the round is played out by a
+rollout policy (RuleAgent by default) at every seat; the acting seat's score for the round is that
+action's value *in that deal*. All actions of a decision share the deal, so their differences are
+free of the deal's luck.
+
+A network that fits these values from the observation alone (``fit_values``) averages over what the
+player cannot see, so it estimates each action's expected round score given what the player knows,
+when everyone continues with the rollout policy; its argmax is a one-step policy improvement on that
+policy. Rollouts see all hands (they are targets, never inputs): the learner never does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent
+from agents.rule_agent import RuleAgent
+from wizard_env.actions import NUM_ACTIONS, Phase
+from wizard_env.batch import WizardBatch
+from wizard_env.rules import Rules
+
+
+def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.ndarray:
+    """float32 [k, NUM_ACTIONS]: the acting seat's round score after each legal action of each game
+    (the round played out by ``rollout`` at every seat); NaN for illegal actions."""
+    masks = batch.legal_masks(games)
+    rows, actions = np.nonzero(masks)
+    seats = batch.current[games][rows]
+    sim = batch.copy_games(games, masks.sum(axis=1))
+    scores = np.full(len(rows), np.nan, dtype=np.float32)
+    live = sim.all_games
+    sim.apply(live, actions.astype(np.int64))
+    while True:
+        ended = live[sim.round_over[live]]
+        scores[ended] = sim.round_scores[ended, seats[ended]]
+        live = live[~sim.round_over[live]]
+        if not live.size:
+            break
+        sim.apply(live, rollout.act_batch(sim.observe(live), sim.legal_masks(live)))
+    values = np.full((len(games), NUM_ACTIONS), np.nan, dtype=np.float32)
+    values[rows, actions] = scores
+    return values
+
+
+@dataclass
+class ValueSamples:
+    """Decisions with rollout values: observations [N, OBS_SIZE] (float16), masks [N, NUM_ACTIONS] (bool),
+    values [N, NUM_ACTIONS] (round score per legal action, NaN elsewhere), and the advice [N] (RuleAgent's action)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    values: np.ndarray
+    advice: np.ndarray
+
+    @classmethod
+    def concatenate(cls, parts: list["ValueSamples"]) -> "ValueSamples":
+        return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(cls)))
+
+
+def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...], share: float = 1.0,
+                   behaviour: Agent | None = None, rollout: Agent | None = None) -> ValueSamples:
+    """Rollout values of the decisions in ``phases`` that have a choice, in ``games`` games played by ``behaviour``
+    (default RuleAgent) at every seat; each such decision is kept with probability ``share``."""
+    rng = np.random.default_rng([seed, 2])
+    rule = RuleAgent(seed=np.random.default_rng([seed, 1]))
+    behaviour = rule if behaviour is None else behaviour
+    rollout = rule if rollout is None else rollout
+    learned = np.zeros(len(Phase), dtype=bool)
+    learned[list(phases)] = True
+    batch = WizardBatch(rules, games, seed=seed, autoreset=False)
+    parts = []
+    while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
+        o, m = batch.observe(live), batch.legal_masks(live)
+        hint = rule.act_batch(o, m)
+        a = hint if behaviour is rule else behaviour.act_batch(o, m)
+        keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share)
+        if keep.any():
+            values = rollout_values(batch, live[keep], rollout)
+            parts.append(ValueSamples(o[keep].astype(np.float16), m[keep] != 0, values, hint[keep]))
+        batch.step(a, live)
+    return ValueSamples.concatenate(parts)
+
+
+#: Rollout values are round scores; the network fits them in tens of points.
+VALUE_SCALE = 0.1
+
+
+def centred(x: "torch.Tensor", legal: "torch.Tensor") -> "torch.Tensor":
+    """x minus its mean over the legal actions of its row (zero elsewhere)."""
+    import torch
+
+    x = torch.where(legal, x, 0.0)
+    return torch.where(legal, x - x.sum(dim=1, keepdim=True) / legal.sum(dim=1, keepdim=True), 0.0)
+
+
+def value_network(width: int, hidden: list[int]):
+    """The MLP that maps an input row to one value per action, laid out as a policy network of ``PPOAgent``."""
+    import torch
+
+    layers, last = [], width
+    for size in hidden:
+        layers += [torch.nn.Linear(last, size), torch.nn.ReLU()]
+        last = size
+    return torch.nn.Sequential(*layers, torch.nn.Linear(last, NUM_ACTIONS))
+
+
+def network_weights(net) -> dict[str, np.ndarray]:
+    """The network's weights under the names a ``PPOAgent`` checkpoint gives its policy layers."""
+    linear = [m for m in net if hasattr(m, "weight")]
+    names = [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(linear) - 1)] + ["action_net"]
+    weights = {}
+    for name, layer in zip(names, linear):
+        weights[f"{name}.weight"] = layer.weight.detach().numpy().copy()
+        weights[f"{name}.bias"] = layer.bias.detach().numpy().copy()
+    return weights
+
+
+def inputs(samples: ValueSamples, rows: np.ndarray, advice: bool) -> np.ndarray:
+    """float32 network inputs of ``rows``: the observation, then the advice as a one-hot where used."""
+    x = samples.observations[rows].astype(np.float32)
+    if advice:
+        hint = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
+        hint[np.arange(len(rows)), samples.advice[rows]] = 1
+        x = np.concatenate([x, hint], axis=1)
+    return x
+
+
+def regret(values: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """Per row, the best action's rollout value minus the chosen action's."""
+    return np.nanmax(values, axis=1) - values[np.arange(len(values)), chosen]
