@@ -210,10 +210,10 @@ def test_copy_games_copies_each_game_and_steps_apart_from_the_original():
     games = np.array([1, 4])
     copy = batch.copy_games(games, np.array([2, 3]))
     assert copy.batch_size == 5
-    before = snapshot(batch)
     rows = np.array([0, 0, 1, 1, 1])
     assert (copy.observe() == batch.observe(games)[rows]).all()
     assert (copy.legal_masks() == batch.legal_masks(games)[rows]).all()
+    before = snapshot(batch)
     while (copy.phase != Phase.OVER).any():  # play every copy to the end of its game
         live = np.flatnonzero(copy.phase != Phase.OVER)
         copy.step(np.array([np.flatnonzero(m)[0] for m in copy.legal_masks(live)]), live)
