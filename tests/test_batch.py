@@ -219,3 +219,20 @@ def test_copy_games_copies_each_game_and_steps_apart_from_the_original():
         copy.step(np.array([np.flatnonzero(m)[0] for m in copy.legal_masks(live)]), live)
     assert all((value == snapshot(batch)[name]).all() for name, value in before.items())
     assert (copy.totals[0] == copy.totals[1]).all() and (copy.totals[2] == copy.totals[4]).all()
+
+
+@pytest.mark.parametrize("seed", [2**63, 2**64, -1, True, 1.5])
+def test_seeds_outside_int64_are_a_value_error_naming_the_range(seed):
+    rules = Rules.make(3, 2)
+    with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
+        WizardBatch(rules, seeds=[seed])
+    with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
+        WizardBatch(rules, 2, seed=seed)
+    with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
+        WizardGame(rules, seed)
+    assert WizardGame(rules, 2**63 - 1).seed == 2**63 - 1
+
+
+def test_a_seed_of_thousands_of_digits_is_described_not_printed():
+    with pytest.raises(ValueError, match=r"not an integer of about 5000 digits"):
+        WizardBatch(Rules.make(3, 2), seeds=[10**4999])

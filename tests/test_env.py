@@ -388,3 +388,37 @@ def test_docstring_usage_example_runs_to_the_end():
     exec(compile(code, "<docstring usage>", "exec"), namespace)
     assert namespace["env"].unwrapped.game.is_over
     assert namespace["env"].agents == []
+
+
+# -- misuse: clear errors, and a failed reset changes nothing (issue 9) ---------------------------------
+
+
+@pytest.mark.parametrize("call", ["step", "observe", "last"])
+def test_calls_before_reset_say_to_reset_first(call):
+    env = env_module.raw_env(num_players=3, rounds=1)
+    args = {"step": (0,), "observe": ("player_0",), "last": ()}[call]
+    with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+        getattr(env, call)(*args)
+
+
+def test_calls_after_the_game_is_over_say_so():
+    env = env_module.raw_env(num_players=3, rounds=1)
+    env.reset(seed=2)
+    while env.agents:
+        obs, _, done, _, _ = env.last()
+        env.step(None if done else int(np.flatnonzero(obs["action_mask"])[0]))
+    for call in (lambda: env.step(0), lambda: env.step(None), env.last):
+        with pytest.raises(RuntimeError, match=r"the game is over .* call reset\(\)"):
+            call()
+    env.reset()  # and a new game starts
+    assert env.agents
+
+
+@pytest.mark.parametrize("seed", [2**63, 2**64 + 1, -1, True])
+def test_a_bad_reset_seed_leaves_the_seed_stream_alone(seed):
+    env, twin = env_module.raw_env(num_players=3), env_module.raw_env(num_players=3)
+    env.reset(seed=11), twin.reset(seed=11)
+    with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
+        env.reset(seed=seed)
+    env.reset(), twin.reset()
+    assert env.infos["player_0"]["seed"] == twin.infos["player_0"]["seed"]

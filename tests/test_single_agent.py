@@ -356,3 +356,47 @@ def test_maskable_ppo_trains_on_legal_actions_and_logs_returns_equal_to_final_to
     for logged, total in episodes.pairs:
         assert logged == pytest.approx(total, abs=1e-6)
     assert any(not torch.equal(b, a) for b, a in zip(before, model.policy.parameters()))
+
+
+# -- a failed reset changes nothing; seeds as the AEC env takes them (issue 9) ---------------------------
+
+
+def test_a_reset_whose_sampler_fails_leaves_the_env_as_it_was():
+    fail = {"now": False}
+
+    def sampler(rng):
+        if fail["now"]:
+            raise RuntimeError("sampler broke")
+        return "random"
+
+    env, twin = (WizardSingleAgentEnv(num_players=3, rounds=2, opponent_sampler=sampler) for _ in range(2))
+    obs, info = env.reset(seed=5)
+    twin.reset(seed=5)
+    fail["now"] = True
+    with pytest.raises(RuntimeError, match="sampler broke"):
+        env.reset()
+    fail["now"] = False
+    action = int(np.flatnonzero(env.action_masks())[0])
+    assert env.learner_seat == info["learner_seat"] and env.game.seed == info["game_seed"]
+    step, twin_step = env.step(action), twin.step(action)  # the old game goes on
+    assert np.array_equal(step[0], twin_step[0]) and step[1:] == twin_step[1:]
+    assert env.reset()[1] == twin.reset()[1]  # and the Generator did not move
+
+
+@pytest.mark.parametrize("seed", [True, np.bool_(False), -1, 2**63, 2**80, 1.0, "3"])
+def test_reset_rejects_the_seeds_the_aec_env_rejects_and_changes_nothing(seed):
+    from wizard_env.environment import raw_env
+
+    env = WizardSingleAgentEnv(num_players=3, rounds=2)
+    _, info = env.reset(seed=1)
+    with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
+        env.reset(seed=seed)
+    with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
+        raw_env(num_players=3, rounds=2).reset(seed=seed)
+    assert env.np_random_seed == 1 and env.game.seed == info["game_seed"]
+
+
+def test_reset_takes_numpy_integer_seeds_like_the_aec_env():
+    env = WizardSingleAgentEnv(num_players=3, rounds=2)
+    assert env.reset(seed=np.int64(4))[1] == env.reset(seed=4)[1]
+    env.reset(seed=2**63 - 1)

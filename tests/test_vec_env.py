@@ -313,7 +313,7 @@ def test_weights_choose_pool_members_and_a_new_pool_starts_with_each_next_game()
     "kwargs, why",
     [
         (dict(num_envs=0), "num_envs must be a positive integer"),
-        (dict(num_envs=2, seed=-1), "seed must be None or a non-negative integer"),
+        (dict(num_envs=2, seed=-1), r"seed must be an integer from 0 to 2\*\*63 - 1, not -1"),
         (dict(num_envs=2, opponents=[]), "non-empty list"),
         (dict(num_envs=2, opponents="nosuch"), "unknown agent 'nosuch'"),
         (dict(num_envs=2, opponents=["rule", 5]), r"opponents\[1\] must be an agent spec"),
@@ -460,3 +460,39 @@ def test_maskable_ppo_trains_on_it_and_logs_returns():
     for info in model.ep_info_buffer:
         assert abs(info["r"] * 10 - round(info["r"] * 10)) < 1e-6 and 5 <= info["l"] <= 7
     assert any(not torch.equal(b, a) for b, a in zip(before, model.policy.parameters()))
+
+
+# -- a failed call changes nothing (issue 9) ----------------------------------------------------------
+
+
+def _two_resets(env: WizardVecEnv) -> tuple[np.ndarray, list[int]]:
+    obs = env.reset()
+    return obs, env.get_attr("game_seed")
+
+
+@pytest.mark.parametrize(
+    "call, why",
+    [
+        (lambda env: env.set_opponent_pool(["rule", "ppo:/no/such/checkpoint.npz"]), "no such file"),
+        (lambda env: env.set_opponent_pool(["rule", "random"], [1, float("nan")]), "finite"),
+        (lambda env: env.seed(-1), r"seed must be an integer from 0 to 2\*\*63 - 1"),
+        (lambda env: env.seed(2**63), r"seed must be an integer from 0 to 2\*\*63 - 1"),
+        (lambda env: env.seed(True), r"seed must be an integer from 0 to 2\*\*63 - 1, not True"),
+    ],
+)
+def test_a_failed_call_leaves_the_vec_env_as_it_was(call, why):
+    env, twin = (WizardVecEnv(4, seed=3, **SHORT, opponents=["rule", "random"]) for _ in range(2))
+    env.reset(), twin.reset()
+    with pytest.raises(ValueError, match=why):
+        call(env)
+    obs, seeds = _two_resets(env)
+    twin_obs, twin_seeds = _two_resets(twin)
+    assert seeds == twin_seeds and np.array_equal(obs, twin_obs)
+    assert [a.name for a in env.opponent_pool] == ["rule", "random"]
+    env.step(random_legal(env.action_masks(), np.random.default_rng(0)))
+
+
+def test_seeds_at_the_int64_limit():
+    WizardVecEnv(2, seed=2**63 - 1, **SHORT).reset()
+    with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
+        WizardVecEnv(2, seed=2**63, **SHORT)

@@ -24,6 +24,8 @@ from .rules import Rules, legal_bids_batch, legal_cards_batch, round_scores, sui
 
 #: Game seeds drawn by a batch stay below 2**53, so every JSON reader holds them exactly.
 MAX_GAME_SEED = 2**53
+#: Every seed (of a game, a batch, an env or a command) is an integer 0 <= seed < SEED_LIMIT: games store theirs as int64.
+SEED_LIMIT = 2**63
 _DEAL_STREAM = 0
 _BATCH_STREAM = 1
 # plain ints for the hot paths (reading an enum member costs a Python call per access)
@@ -33,11 +35,19 @@ _RESULTS = ("round_over", "round_scores", "round_bids", "round_tricks", "round_h
             "game_over", "final_totals", "final_seed")
 
 
-def check_seed(seed: object) -> int:
-    """A game seed as a non-negative int, or ValueError."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+def check_seed(seed: object, name: str = "seed") -> int:
+    """A seed as an int in 0 .. SEED_LIMIT - 1, or ValueError naming ``name``."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"{name} must be an integer from 0 to 2**63 - 1, not {short_repr(seed)}")
     return int(seed)
+
+
+def short_repr(value: object, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters (an int too long to print is described by its digits)."""
+    if isinstance(value, (int, np.integer)) and abs(int(value)).bit_length() > 3 * limit:
+        return f"an integer of about {int(abs(int(value)).bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def shuffle_game(seed: int, num_rounds: int, num_players: int) -> tuple[int, np.ndarray]:

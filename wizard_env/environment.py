@@ -112,14 +112,14 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .game import NUM_ACTIONS, WizardGame, check_seed
+from .batch import SEED_LIMIT, check_seed
+from .game import NUM_ACTIONS, WizardGame
 from .observation import observation_bounds, observe
 from .render import render_for_mode
 from .rules import Rules
 
 REWARD_MODES = ("score", "relative")
 RENDER_VIEWS = ("all", "acting")
-_SEED_BOUND = 2**63
 
 
 class raw_env(AECEnv):
@@ -150,7 +150,7 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.render_view = render_view
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
-        low, high = observation_bounds()
+        low, high = observation_bounds(self.rules)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -180,7 +180,7 @@ class raw_env(AECEnv):
         else:
             if self._seed_rng is None:
                 self._seed_rng = np.random.default_rng()
-            game_seed = int(self._seed_rng.integers(_SEED_BOUND))
+            game_seed = int(self._seed_rng.integers(SEED_LIMIT))
         self.game = WizardGame(self.rules, game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
@@ -194,13 +194,26 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` knows now, and its legal actions if it is the one to act."""
+        game = self._require_game("observe()")
+        if agent not in self.possible_agents:
+            raise ValueError(f"unknown agent {agent!r}: the agents are {', '.join(self.possible_agents)}")
         seat = self.possible_agents.index(agent)
-        acting = agent == self.agent_selection and not self.game.is_over
-        mask = self.game.legal_mask() if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": observe(self.game, seat), "action_mask": mask}
+        acting = agent == self.agent_selection and not game.is_over
+        mask = game.legal_mask() if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": observe(game, seat), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple:
+        """The selected agent's observation, reward, termination, truncation and info (RuntimeError once all are done)."""
+        self._require_game("last()")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent is done: call reset() to start a new game")
+        return super().last(observe)
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (IllegalActionError, state unchanged, if it is not legal)."""
+        self._require_game("step()")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent is done: call reset() to start a new game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -218,6 +231,11 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _require_game(self, call: str) -> WizardGame:
+        if self.game is None:
+            raise RuntimeError(f"call reset() before {call}")
+        return self.game
 
     def _reward(self, scores: np.ndarray, seat: int) -> float:
         if self.reward_mode == "score":

@@ -17,9 +17,11 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
+from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
+from .batch import check_seed
 from .rules import MAX_PLAYERS, MIN_PLAYERS
 from .vec_env import PER_GAME_ATTRIBUTES, PER_GAME_METHODS, WHOLE_METHODS, WizardVecEnv, env_indices, require_all
 
@@ -42,6 +44,8 @@ class MixedVecEnv(VecEnv):
         counts = check_players(players)
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < len(counts):
             raise ValueError(f"num_envs must be an integer of at least one game per player count ({len(counts)}), not {num_envs!r}")
+        if seed is not None:
+            check_seed(seed)
         sizes = [num_envs // len(counts) + (i < num_envs % len(counts)) for i in range(len(counts))]
         seeds = self._part_seeds(seed, len(counts))
         self.parts = [WizardVecEnv(k, seed=s, num_players=n, **kwargs) for k, n, s in zip(sizes, counts, seeds)]
@@ -49,13 +53,22 @@ class MixedVecEnv(VecEnv):
         self.bounds = np.cumsum([0] + sizes)  # part i holds games bounds[i] .. bounds[i+1]-1
         first = self.parts[0]
         self.render_mode = None
-        super().__init__(int(num_envs), first.observation_space, first.action_space)
+        # one Box that holds every part's observations: the player counts play different numbers of rounds
+        space = spaces.Box(np.min([p.observation_space.low for p in self.parts], axis=0),
+                           np.max([p.observation_space.high for p in self.parts], axis=0), dtype=np.float32)
+        super().__init__(int(num_envs), space, first.action_space)
 
     @staticmethod
     def _part_seeds(seed: int | None, count: int) -> list[int | None]:
         if seed is None:
             return [None] * count
         return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(count)]
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Reseed every part from ``seed`` at the next ``reset()`` (ValueError now, nothing changed, if it is bad)."""
+        if seed is not None:
+            check_seed(seed)
+        return super().seed(seed)
 
     def _split(self, values: np.ndarray) -> list[np.ndarray]:
         return [values[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:])]

@@ -60,11 +60,12 @@ from typing import Callable, Sequence
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
 from agents import Agent, make_agent
 from agents.registry import parse_spec
 
-from .environment import _SEED_BOUND
+from .batch import SEED_LIMIT, check_seed
 from .game import NUM_ACTIONS, WizardGame
 from .observation import observation_bounds, observe
 from .render import render_for_mode
@@ -97,7 +98,7 @@ def check_opponents(opponents: Opponent | Sequence[Opponent], num_players: int, 
 
 def build_opponents(entries: Sequence[Opponent], rng: np.random.Generator) -> list[Agent]:
     """Agents for the entries: specs built with seeds drawn from ``rng``, Agents as given."""
-    return [make_agent(e, seed=int(rng.integers(_SEED_BOUND))) if isinstance(e, str) else e for e in entries]
+    return [make_agent(e, seed=int(rng.integers(SEED_LIMIT))) if isinstance(e, str) else e for e in entries]
 
 
 def _check_seat(seat: int | None, num_players: int) -> int | None:
@@ -151,7 +152,7 @@ class WizardSingleAgentEnv(gym.Env):
         self.fixed_seat = _check_seat(learner_seat, n)
         self.reward_scale = _check_scale(reward_scale)
         self.render_mode = render_mode
-        low, high = observation_bounds()
+        low, high = observation_bounds(self.rules)
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: WizardGame | None = None
@@ -160,25 +161,39 @@ class WizardSingleAgentEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Start the next game and play the opponents up to the learner's first decision."""
-        super().reset(seed=seed)
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}: this env takes none")
-        rng = self.np_random
+        if seed is None:
+            rng, rng_seed = self.np_random, self._np_random_seed
+        else:
+            rng, rng_seed = seeding.np_random(check_seed(seed))
+        state = rng.bit_generator.state
+        try:
+            game, learner, opponents = self._new_game(rng)
+        except BaseException:
+            rng.bit_generator.state = state  # a failed reset leaves the env and its Generator as they were
+            raise
+        self._np_random, self._np_random_seed = rng, rng_seed
+        self.game, self.learner_seat, self.opponents = game, learner, opponents
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def _new_game(self, rng: np.random.Generator) -> tuple[WizardGame, int, dict[int, Agent]]:
+        """A game, the learner's seat and the opponents by seat, drawn from ``rng``, played to the learner's first turn."""
         n = self.rules.num_players
-        game_seed = int(rng.integers(_SEED_BOUND))
+        game_seed = int(rng.integers(SEED_LIMIT))
         seat = int(rng.integers(n))  # drawn even when fixed, so a fixed seat leaves the other draws alone
-        self.learner_seat = seat if self.fixed_seat is None else self.fixed_seat
+        learner = seat if self.fixed_seat is None else self.fixed_seat
         if self.opponent_sampler is None:
             entries = self._opponent_entries
         else:
             entries = check_opponents(self.opponent_sampler(rng), n, "opponent_sampler result")
         agents = build_opponents(entries, rng)
-        self.opponents = {(self.learner_seat + 1 + i) % n: agent for i, agent in enumerate(agents)}
-        self.game = WizardGame(self.rules, game_seed)
-        self._play_opponents()  # no round can end before the learner's first bid
-        if self.render_mode == "human":
-            self.render()
-        return self._observation(), self._info()
+        opponents = {(learner + 1 + i) % n: agent for i, agent in enumerate(agents)}
+        game = WizardGame(self.rules, game_seed)
+        _play_opponents(game, opponents, learner)  # no round can end before the learner's first bid
+        return game, learner, opponents
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Apply the learner's action (IllegalActionError, game unchanged, if not legal), then the opponents'."""
@@ -186,7 +201,7 @@ class WizardSingleAgentEnv(gym.Env):
         seat = self.learner_seat
         scores = game.step(action, actor=f"learner (seat {seat})")
         points = 0 if scores is None else int(scores[seat])
-        points += self._play_opponents()
+        points += _play_opponents(game, self.opponents, seat)
         if self.render_mode == "human":
             self.render()
         return self._observation(), points * self.reward_scale, game.is_over, False, self._info()
@@ -205,18 +220,6 @@ class WizardSingleAgentEnv(gym.Env):
             raise RuntimeError("call reset() before step() or action_masks()")
         return self.game
 
-    def _play_opponents(self) -> int:
-        """Play the opponents until the learner is to act or the game ends; the learner's points meanwhile."""
-        game, learner, points = self.game, self.learner_seat, 0
-        while not game.is_over and game.current != learner:
-            seat = game.current
-            agent = self.opponents[seat]
-            action = agent.act(observe(game, seat), game.legal_mask())
-            scores = game.step(action, actor=f"opponent {agent.name} (seat {seat})")
-            if scores is not None:
-                points += int(scores[learner])
-        return points
-
     def _observation(self) -> np.ndarray:
         return observe(self.game, self.learner_seat)
 
@@ -225,3 +228,16 @@ class WizardSingleAgentEnv(gym.Env):
         if self.game.is_over:
             info["final_totals"] = self.game.totals.tolist()
         return info
+
+
+def _play_opponents(game: WizardGame, opponents: dict[int, Agent], learner: int) -> int:
+    """Play the opponents until the learner is to act or the game ends; the learner's points meanwhile."""
+    points = 0
+    while not game.is_over and game.current != learner:
+        seat = game.current
+        agent = opponents[seat]
+        action = agent.act(observe(game, seat), game.legal_mask())
+        scores = game.step(action, actor=f"opponent {agent.name} (seat {seat})")
+        if scores is not None:
+            points += int(scores[learner])
+    return points

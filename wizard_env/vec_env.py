@@ -85,6 +85,7 @@ MaskablePPO's ``seed`` calls) reseeds the Generator with ``s`` at the next ``res
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Sequence
 
 import numpy as np
@@ -97,11 +98,10 @@ from agents.ppo_agent import LEARNED_PHASES
 from agents.registry import parse_spec
 
 from .actions import NUM_ACTIONS, IllegalActionError, Phase
-from .batch import MAX_GAME_SEED, WizardBatch
-from .environment import _SEED_BOUND
+from .batch import MAX_GAME_SEED, SEED_LIMIT, WizardBatch, check_seed
 from .observation import OBS_SIZE, observation_bounds
 from .rules import Rules
-from .single_agent import Opponent, _check_scale, _check_seat
+from .single_agent import Opponent, _check_scale, _check_seat, build_opponents
 
 #: Marks the learner's seat in the table of who plays which seat.
 LEARNER = -1
@@ -175,8 +175,8 @@ class WizardVecEnv(VecEnv):
     ):
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
-        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"seed must be None or a non-negative integer, not {seed!r}")
+        if seed is not None:
+            check_seed(seed)
         self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
         self.fixed_seat = _check_seat(learner_seat, self.rules.num_players)
         self.reward_scale = _check_scale(reward_scale)
@@ -200,7 +200,7 @@ class WizardVecEnv(VecEnv):
         self._lengths = np.zeros(b, dtype=np.int64)
         self._buffer = np.empty((b, OBS_SIZE), dtype=np.float32)  # the opponents' observations
         self._last_obs: np.ndarray | None = None  # the learner's views the last step returned
-        low, high = observation_bounds()
+        low, high = observation_bounds(self.rules)
         super().__init__(b, spaces.Box(low, high, dtype=np.float32), spaces.Discrete(NUM_ACTIONS))
         self._seed(seed)
 
@@ -302,8 +302,17 @@ class WizardVecEnv(VecEnv):
 
     def set_opponent_pool(self, agents: Opponent | Sequence[Opponent], weights: Sequence[float] | None = None) -> None:
         """Draw opponents from ``agents`` (specs or Agents) by ``weights`` from each game's next start on."""
-        self._pool_entries, self._pool_p = check_pool(agents, weights)
-        self._build_pool()
+        entries, p = check_pool(agents, weights)
+        rng = copy.deepcopy(self.rng)  # a spec that fails to build leaves the Generator and the pool as they were
+        pool = build_opponents(entries, rng)
+        self.rng, self._pool_entries, self._pool_p = rng, entries, p
+        self._use_pool(pool)
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Reseed the Generator with ``seed`` at the next ``reset()`` (ValueError now, nothing changed, if it is bad)."""
+        if seed is not None:
+            check_seed(seed)
+        return super().seed(seed)
 
     @property
     def opponent_pool(self) -> list[Agent]:
@@ -315,13 +324,12 @@ class WizardVecEnv(VecEnv):
     def _seed(self, seed: int | None) -> None:
         """Seed the Generator and rebuild the spec-made agents from it."""
         self.rng = np.random.default_rng(seed)
-        self._build_pool()
+        self._use_pool(build_opponents(self._pool_entries, self.rng))
         if self.learn != "both":
-            self.delegate = make_agent("rule", seed=int(self.rng.integers(_SEED_BOUND)))
+            self.delegate = make_agent("rule", seed=int(self.rng.integers(SEED_LIMIT)))
 
-    def _build_pool(self) -> None:
-        """Build the pool's agents (specs seeded from the Generator); keep only agents still in play."""
-        pool = [make_agent(e, seed=int(self.rng.integers(_SEED_BOUND))) if isinstance(e, str) else e for e in self._pool_entries]
+    def _use_pool(self, pool: list[Agent]) -> None:
+        """Make ``pool`` the agents new games draw from; keep only the other agents still in play."""
         used = np.unique(self._table[self._table != LEARNER]) if self.batch is not None else np.zeros(0, dtype=np.int64)
         kept = [self._agents[i] for i in used]
         agents = list({id(a): a for a in kept + pool}.values())  # one entry per distinct agent
