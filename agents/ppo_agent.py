@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Mapping
@@ -33,6 +32,7 @@ from typing import Mapping
 import numpy as np
 
 from wizard_env.actions import Phase
+from wizard_env.files import write_atomic
 from wizard_env.game import NUM_ACTIONS
 from wizard_env.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
 
@@ -63,16 +63,7 @@ def save_checkpoint(path: str | os.PathLike, config: Mapping, weights: Mapping[s
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
     arrays["config"] = np.frombuffer(json.dumps(dict(config), sort_keys=True).encode(), dtype=np.uint8)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        os.chmod(tmp, 0o644)  # mkstemp makes the file private; a checkpoint is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(path, lambda file: np.savez_compressed(file, **arrays), binary=True)
 
 
 def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:

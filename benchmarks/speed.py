@@ -28,12 +28,12 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 from typing import Callable
 
 import numpy as np
 
+from wizard_env.files import check_writable, write_atomic
 from wizard_env.rules import Rules
 
 HELP = "measure engine speed against OpenSpiel and the single-game path"
@@ -208,16 +208,8 @@ def table(results: dict) -> str:
 
 def write_json(results: dict, path: str) -> None:
     """Write ``results`` to ``path`` atomically (temporary file, then rename)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bench-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(results, f, indent=2)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomic(path, lambda file: json.dump(results, file, indent=2))
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -251,6 +243,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("wizard bench measures standard rules; only --players may be changed")
     Rules.make(args.players)  # a clear error for an impossible player count
     sizes = parse_sizes(args.sizes)
+    if args.json:
+        check_writable(args.json)  # before minutes of measuring, not after
     results = run_all(args.players, sizes, args.seconds, args.seed, args.vec_envs, log=lambda m: print(m, file=sys.stderr))
     print(table(results))
     if args.json:

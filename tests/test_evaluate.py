@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -215,6 +216,8 @@ def test_eval_writes_json_and_png_and_prints_the_table(tmp_path, capsys):
     assert (out / "eval.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads((out / "eval.json").read_text())
     expected = evaluate(Rules.make(4, 3), ["rule", "random", "rule", "random"], deals=2, seed=3)
+    png = data.pop("png")
+    assert png == {"file": "eval.png", "sha256": hashlib.sha256((out / "eval.png").read_bytes()).hexdigest()}
     assert data == eval_report.to_json(expected)  # the file holds exactly the result, and reads back whole
     assert (data["format"], data["deals"], data["games"], data["reference"]) == ("wizard-eval/1", 2, 8, "rule")
     rule, rand = data["specs"]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
-import secrets
 from pathlib import Path
-from typing import Callable
+from typing import IO
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from wizard_env.files import write_atomic
 from wizard_env.replay import describe_rules
 
 from .evaluate import EvalResult, Stats
@@ -100,22 +102,9 @@ def to_json(result: EvalResult) -> dict:
     }
 
 
-def _write_atomic(path: Path, write: Callable[[Path], None]) -> None:
-    """Call ``write`` on a temporary file beside ``path``, then rename it onto ``path``."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        write(temp)
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
-
-
-def _dump_json(data: dict, temp: Path) -> None:
-    with open(temp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, allow_nan=False)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
+def _dump_json(data: dict, file: IO[str]) -> None:
+    json.dump(data, file, indent=1, allow_nan=False)
+    file.write("\n")
 
 
 def plot(result: EvalResult) -> Figure:
@@ -147,11 +136,17 @@ def plot(result: EvalResult) -> Figure:
 
 
 def write(result: EvalResult, out: str | os.PathLike) -> list[Path]:
-    """Write eval.json and eval.png into the folder ``out`` (created if needed); return their paths."""
+    """Write eval.png, then eval.json (naming the sha256 of its png) into the folder ``out``; return their paths.
+
+    eval.json is the commit point: killed before it is replaced, the folder keeps the old eval.json, and
+    a png that is newer than the json shows by its hash.
+    """
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     json_path, png_path = folder / JSON_NAME, folder / PNG_NAME
-    _write_atomic(json_path, lambda temp: _dump_json(to_json(result), temp))
-    figure = plot(result)
-    _write_atomic(png_path, lambda temp: figure.savefig(temp, format="png", dpi=100))
+    png = io.BytesIO()
+    plot(result).savefig(png, format="png", dpi=100)
+    write_atomic(png_path, lambda file: file.write(png.getvalue()), binary=True)
+    data = to_json(result) | {"png": {"file": PNG_NAME, "sha256": hashlib.sha256(png.getvalue()).hexdigest()}}
+    write_atomic(json_path, lambda file: _dump_json(data, file))
     return [json_path, png_path]

@@ -9,7 +9,9 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from .eval_report import _dump_json, _write_atomic, format_markdown
+from wizard_env.files import write_atomic
+
+from .eval_report import _dump_json, format_markdown
 from .evaluate import EvalResult
 
 COLUMNS = ("timesteps", "wall_s", "ppo_mean", "rule_mean", "diff", "diff_ci95", "bid_accuracy", "rule_bid_accuracy")
@@ -47,7 +49,7 @@ class Curve:
         writer = csv.DictWriter(text, COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
-        _write_atomic(self.path, lambda temp: temp.write_text(text.getvalue()))
+        write_atomic(self.path, lambda file: file.write(text.getvalue()))
 
 
 def read_curve(path: Path) -> list[dict]:
@@ -73,13 +75,13 @@ def plot(csv_path: Path, png_path: Path) -> Path:
     acc_ax.legend()
     for ax in (diff_ax, acc_ax):
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
-    _write_atomic(png_path, lambda temp: fig.savefig(temp, format="png", dpi=100))
+    write_atomic(png_path, lambda file: fig.savefig(file, format="png", dpi=100), binary=True)
     return png_path
 
 
 def write_json(path: Path, data: dict) -> None:
     """Write JSON atomically."""
-    _write_atomic(Path(path), lambda temp: _dump_json(data, temp))
+    write_atomic(path, lambda file: _dump_json(data, file))
 
 
 def summary(trainer) -> str:

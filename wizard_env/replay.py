@@ -21,14 +21,13 @@ own log (``WizardGame(rules, seed, record=True).log``), so this module never res
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import secrets
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from .cards import SUITS, WIZARD_NAME, parse_card
+from .files import AtomicWriter
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, WizardGame
 from .rules import Rules, winners
 
@@ -89,7 +88,7 @@ def _dumps(record: dict) -> str:
 
 
 class ReplayWriter:
-    """Writes records as JSON lines to a temporary file beside ``path``, renamed onto ``path`` by ``close``.
+    """Writes records as JSON lines onto ``path`` through an ``AtomicWriter``: ``close`` commits them.
 
     Used as a context manager, it commits on a normal exit and on an exception removes the temporary
     file, leaving whatever was at ``path`` untouched: a crash never leaves a half-written replay file.
@@ -98,46 +97,21 @@ class ReplayWriter:
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self.count = 0
-        if self.path.is_dir():
-            raise IsADirectoryError(errno.EISDIR, "is a folder, not a replay file", os.fspath(path))
-        folder = self.path.parent
-        while True:
-            self.temp_path = folder / f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-            try:
-                fd = os.open(self.temp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # mode honours umask
-            except FileExistsError:
-                continue
-            except OSError as err:  # name the file asked for, not the temporary one
-                raise type(err)(err.errno, err.strerror, os.fspath(path)) from None
-            break
-        self._file = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        self._out = AtomicWriter(path)
+        self.temp_path = self._out.temp_path
 
     def write(self, record: dict) -> None:
         """Append one game record as a line."""
-        self._file.write(_dumps(record) + "\n")
+        self._out.write(_dumps(record) + "\n")
         self.count += 1
 
     def close(self) -> None:
         """Flush to disk and move the file onto ``path`` (replacing any file there)."""
-        if self._file.closed:
-            return
-        try:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
-            os.replace(self.temp_path, self.path)
-        except BaseException:
-            self.abort()
-            raise
-        _sync_folder(self.path.parent)
+        self._out.commit()
 
     def abort(self) -> None:
         """Drop what was written; ``path`` keeps its old content."""
-        self._file.close()
-        try:
-            os.unlink(self.temp_path)
-        except FileNotFoundError:
-            pass
+        self._out.abort()
 
     def __enter__(self) -> "ReplayWriter":
         return self
@@ -147,20 +121,6 @@ class ReplayWriter:
             self.close()
         else:
             self.abort()
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename durable where the platform allows it (best effort)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def write_replays(path: str | os.PathLike, records: Iterable[dict]) -> int:

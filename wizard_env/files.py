@@ -1,0 +1,191 @@
+"""Output files: the one helper every file the project saves goes through, and the checks made before work starts.
+
+A regular file (or a new one) is written as a hidden temporary file beside it, flushed to disk and renamed
+onto it, so a crash or a kill leaves the old content or the new, never half of it. A symlink keeps pointing
+where it did: its target is replaced. A character device or a FIFO (``/dev/null``, ``/dev/stdout``, a pipe)
+is written through, as a shell redirection does; a folder, a block device or a socket is refused. Errors
+name the path the caller gave, never the temporary file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import IO, Any, Callable
+
+TEMP_SUFFIX = ".tmp"
+
+
+def named(err: OSError, path: str | os.PathLike) -> OSError:
+    """``err`` again, naming ``path`` (the user's path) instead of whatever file it named."""
+    return type(err)(err.errno, err.strerror or str(err), os.fspath(path))
+
+
+def _refused(path: str | os.PathLike, mode: int) -> OSError:
+    if stat.S_ISDIR(mode):
+        return IsADirectoryError(errno.EISDIR, "is a folder, not a file", os.fspath(path))
+    kind = "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+    return OSError(errno.EINVAL, f"is {kind}: refusing to write over it", os.fspath(path))
+
+
+def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """The file writing ``path`` changes (a symlink's final target) and whether it is written through (device, FIFO)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None  # a new file (or a symlink to one): created where the link points
+    except OSError as err:
+        raise named(err, path) from None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        return Path(path), True
+    if mode is not None and not stat.S_ISREG(mode):
+        raise _refused(path, mode)
+    if mode is not None and not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, "Permission denied (the file is read-only)", os.fspath(path))
+    return Path(os.path.realpath(path)), False
+
+
+def _create_temp(target: Path, path: str | os.PathLike) -> tuple[int, Path]:
+    """A new hidden temporary file beside ``target``: its descriptor and path (errors name ``path``)."""
+    while True:
+        temp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temp  # mode honours umask
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise named(err, path) from None
+
+
+def _open_stream(path: str | os.PathLike) -> int:
+    """Open a device or FIFO for writing without waiting for a reader that may never come."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as err:
+        if err.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO that nobody reads", os.fspath(path)) from None
+        raise named(err, path) from None
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename durable where the platform allows it (best effort)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class AtomicWriter:
+    """``file`` writes ``path``: a temporary file that ``commit`` renames onto it and ``abort`` removes.
+
+    As a context manager it commits on a normal exit and aborts on any exception (KeyboardInterrupt
+    included), so ``path`` keeps its old content. Devices and FIFOs are written directly (no temporary file).
+    """
+
+    def __init__(self, path: str | os.PathLike, binary: bool = False):
+        self.path = path
+        self.target, self.stream = output_target(path)
+        self.temp_path: Path | None = None
+        if self.stream:
+            fd = _open_stream(path)
+        else:
+            fd, self.temp_path = _create_temp(self.target, path)
+        text = {} if binary else {"encoding": "utf-8", "newline": "\n"}
+        self.file: IO[Any] = os.fdopen(fd, "wb" if binary else "w", **text)
+
+    def write(self, data: Any) -> None:
+        """Write ``data`` (str, or bytes when binary); an OSError (a full disk) names ``path``."""
+        try:
+            self.file.write(data)
+        except OSError as err:
+            raise named(err, self.path) from None
+
+    def commit(self) -> None:
+        """Flush to disk and rename onto the target (a no-op once committed or aborted)."""
+        if self.file.closed:
+            return
+        try:
+            self.file.flush()
+            if not self.stream:
+                os.fsync(self.file.fileno())
+            self.file.close()
+            if self.temp_path is not None:
+                os.replace(self.temp_path, self.target)
+        except BaseException as err:
+            self.abort()
+            if isinstance(err, OSError):
+                raise named(err, self.path) from None
+            raise
+        if not self.stream:
+            _sync_folder(self.target.parent)
+
+    def abort(self) -> None:
+        """Drop what was written; the target keeps its old content."""
+        try:
+            self.file.close()
+        except OSError:
+            pass  # the flush of a full disk failing again: the error being handled already says so
+        if self.temp_path is not None:
+            self.temp_path.unlink(missing_ok=True)
+
+    def __enter__(self) -> "AtomicWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+
+def write_atomic(path: str | os.PathLike, write: Callable[[IO[Any]], object], binary: bool = False) -> Path:
+    """Call ``write(file)`` on an AtomicWriter of ``path`` and commit it; return ``path``."""
+    with AtomicWriter(path, binary) as writer:
+        try:
+            write(writer.file)
+        except OSError as err:
+            raise named(err, path) from None
+    return Path(path)
+
+
+def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
+    """OSError naming ``path`` unless a file (``folder``: files in a folder) could be written there now.
+
+    Folders missing on the way are made by the writers, so the nearest existing one must take new files.
+    """
+    if folder:
+        where = Path(path)
+    else:
+        target, stream = output_target(path)
+        if stream:
+            return
+        where = target.parent
+    while not os.path.exists(where) and where != where.parent:
+        where = where.parent
+    if not where.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "is not a folder", os.fspath(where))
+    fd, temp = _create_temp(where / "probe", path)
+    os.close(fd)
+    temp.unlink()
+
+
+def remove_temps(folder: str | os.PathLike) -> list[Path]:
+    """Remove the ``*.tmp`` files writers killed mid-write left in ``folder``; call only while no writer uses it."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    stale = [p for p in folder.iterdir() if p.name.endswith(TEMP_SUFFIX) and p.is_file() and not p.is_symlink()]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return stale
