@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -501,3 +503,12 @@ def test_numpy_integers_are_accepted_as_configuration():
     rules = Rules.make(np.int64(5), rounds=[np.int32(2), np.int64(3)])
     assert rules.num_players == 5 and rules.hand_sizes == (2, 3)
 
+
+
+def test_the_number_of_rounds_is_bounded_before_the_round_counter_can_wrap():
+    from wizard_env.rules import MAX_ROUNDS
+
+    assert Rules.make(3, [1] * MAX_ROUNDS).num_rounds == MAX_ROUNDS
+    for rounds in ([1] * 32_769, [1] * (MAX_ROUNDS + 1), itertools.repeat(1)):
+        with pytest.raises(ValueError, match=f"a game has at most {MAX_ROUNDS} rounds"):
+            Rules.make(3, rounds)

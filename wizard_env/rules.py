@@ -7,6 +7,7 @@ the legal bids, and scoring. ``game.WizardGame`` applies them move by move.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from enum import Enum
 from typing import Sequence
@@ -29,6 +30,9 @@ MIN_PLAYERS = 3
 MAX_PLAYERS = 6
 #: The largest hand any configuration can deal (3 players, 60 / 3).
 MAX_HAND_SIZE = DECK_SIZE // MIN_PLAYERS
+#: The most rounds a game may have (a list of hand sizes may repeat sizes): the round counter and
+#: the totals of a game stay far inside their integer types.
+MAX_ROUNDS = 1000
 
 MADE_BID_BONUS = 20
 POINTS_PER_TRICK = 10
@@ -67,11 +71,13 @@ def _parse_rounds(num_players: int, rounds: str | int | Sequence[int]) -> tuple[
             raise ValueError(f"rounds={rounds}: {num_players} players can play 1 to {most} rounds")
         return tuple(range(1, int(rounds) + 1))
     try:
-        sizes = tuple(rounds)
+        sizes = tuple(itertools.islice(rounds, MAX_ROUNDS + 1))  # never read more than the most a game may have
     except TypeError:
         raise ValueError(f"rounds must be 'standard', 'amigo', an int or a list of hand sizes, not {rounds!r}") from None
     if not sizes:
         raise ValueError("rounds: the list of hand sizes is empty")
+    if len(sizes) > MAX_ROUNDS:
+        raise ValueError(f"rounds: a game has at most {MAX_ROUNDS} rounds, this list of hand sizes has more")
     for size in sizes:
         if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
             raise ValueError(f"rounds: hand size {size!r} is not an integer")
