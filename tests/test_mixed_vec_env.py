@@ -66,6 +66,17 @@ def test_advice_is_rule_agents_choice_for_the_learners_decision():
         obs, _, _, _ = env.step(random_legal(masks, rng))
 
 
+def test_the_observation_space_holds_every_player_counts_observations():
+    env = MixedVecEnv(8, players=(3, 6), seed=1, opponents="rule")  # 20 and 10 rounds
+    space, rng = env.observation_space, np.random.default_rng(1)
+    assert space.high.max() < np.inf and space.low.min() > -np.inf
+    assert [part.observation_space.high.max() for part in env.parts] == [25.0, 7.5] == [space.high.max(), 7.5]  # scores
+    obs = env.reset()
+    for _ in range(50):
+        assert all(space.contains(row) for row in obs)
+        obs, _, _, _ = env.step(random_legal(env.action_masks(), rng))
+
+
 def decode_phases(obs: np.ndarray) -> np.ndarray:
     return np.array([decode(row)["phase"].argmax() for row in obs])
 

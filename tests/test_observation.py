@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from wizard_env import OBS_SIZE, BID_OFFSET, TRUMP_OFFSET, Phase, Rules, WizardGame, decode, observe
 from wizard_env.cards import DECK_SIZE, NO_CARD, NO_SUIT, NUM_CARD_TYPES
-from wizard_env.observation import FIELDS, SLICES, pack
+from wizard_env.observation import FIELDS, ROUND_SCALE, SCORE_SCALE, SLICES, observation_bounds, pack
 from wizard_env.rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 
 from helpers import card, deck_counts, oracle_led_suit, suit_index
@@ -217,6 +217,55 @@ def test_observation_length_is_the_same_for_every_config(n, options):
     game = WizardGame(Rules.make(n, **options), seed=0)
     for observer in range(n):
         assert observe(game, observer).shape == (OBS_SIZE,)
+
+
+# -- bounds of the observation space ---------------------------------------------------------------
+
+
+ONE_HOTS = ("num_players", "phase", "dealer", "trump_card", "trump", "bid_known", "leader", "trick", "voids",
+            "last_trick", "last_winner", "lead_suit")
+
+
+def test_bounds_are_finite_and_follow_each_field():
+    rules = Rules.make(3)  # 20 rounds of 1 to 20 cards: 210 cards dealt to each player
+    low, high = observation_bounds(rules)
+    assert np.isfinite(low).all() and np.isfinite(high).all()
+    for name in ONE_HOTS:
+        assert low[SLICES[name]].min() == 0 and high[SLICES[name]].max() == 1, name
+    for name in ("hand", "unseen"):  # 4 Wizards, 4 Jesters, 1 of each suited card
+        np.testing.assert_array_equal(high[SLICES[name]], deck_counts())
+    assert high[SLICES["num_rounds"]][0] == np.float32(20 * ROUND_SCALE)
+    assert high[SLICES["bids"]].max() == np.float32(MAX_HAND_SIZE * ROUND_SCALE)
+    # scores: every bid missed by every trick (-10 each), or every bid of all tricks met (20 + 10 each)
+    assert low[SLICES["scores"]][0] == np.float32(-10 * 210 * SCORE_SCALE)
+    assert high[SLICES["scores"]][0] == np.float32((20 * 20 + 10 * 210) * SCORE_SCALE)
+
+
+def test_a_sample_of_the_space_respects_the_fields():
+    import wizard_env
+
+    space = wizard_env.env(num_players=4).observation_space("player_0")["observation"]
+    space.seed(0)
+    sample = space.sample()
+    assert sample[SLICES["phase"]].max() <= 1 and sample[SLICES["hand"]].max() <= 4
+    assert -100 < sample[SLICES["scores"]].min() and sample[SLICES["round"]][0] <= 15 * ROUND_SCALE
+
+
+@pytest.mark.parametrize("n", range(MIN_PLAYERS, MAX_PLAYERS + 1))
+@pytest.mark.parametrize("options", VARIANTS)
+def test_every_observation_lies_within_the_bounds_of_its_rules(n, options):
+    rules = Rules.make(n, **options)
+    low, high = observation_bounds(rules)
+    game = WizardGame(rules, seed=n * 10 + len(options))
+    rng = np.random.default_rng(n)
+    while True:
+        for observer in range(n):
+            vector = observe(game, observer)
+            outside = np.flatnonzero((vector < low) | (vector > high))
+            assert not outside.size, [f.name for f in FIELDS if SLICES[f.name].start <= outside[0] < SLICES[f.name].stop]
+        if game.is_over:
+            break
+        game.step(int(rng.choice(game.legal_actions())))
 
 
 # -- no leaks --------------------------------------------------------------------------------------

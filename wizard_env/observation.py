@@ -14,11 +14,15 @@ import numpy as np
 
 from .cards import DECK_COUNTS, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_SUITS
 from .actions import Phase
-from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, suits_to_follow
+from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, MADE_BID_BONUS, PENALTY_PER_TRICK_OFF, POINTS_PER_TRICK, suits_to_follow
 
 ROUND_SCALE = 1 / MAX_HAND_SIZE
 SCORE_SCALE = 1 / 100
 NO_TRUMP_INDEX = NUM_SUITS
+#: Upper bound of a count per card type: 4 Wizards, 4 Jesters, 1 of each suited card.
+PER_CARD_TYPE = tuple(int(c) for c in DECK_COUNTS)
+#: Upper bound of the fields whose range the rules set (``observation_bounds``): rounds and scores.
+BY_RULES = np.inf
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class Field:
     shape: tuple[int, ...]
     scale: float
     doc: str
+    high: float | tuple[int, ...] = 1  #: largest raw value: a number, or one per card type (last axis)
 
     @property
     def size(self) -> int:
@@ -39,27 +44,27 @@ class Field:
 FIELDS: tuple[Field, ...] = (
     Field("num_players", (MAX_PLAYERS - MIN_PLAYERS + 1,), 1, "one-hot number of players: 3, 4, 5, 6"),
     Field("phase", (len(Phase),), 1, "one-hot phase: trump choice, bid, play, game over"),
-    Field("round", (1,), ROUND_SCALE, "round number, from 1"),
-    Field("num_rounds", (1,), ROUND_SCALE, "rounds in this game"),
-    Field("hand_size", (1,), ROUND_SCALE, "cards dealt to each player this round"),
+    Field("round", (1,), ROUND_SCALE, "round number, from 1", BY_RULES),
+    Field("num_rounds", (1,), ROUND_SCALE, "rounds in this game", BY_RULES),
+    Field("hand_size", (1,), ROUND_SCALE, "cards dealt to each player this round", MAX_HAND_SIZE),
     Field("dealer", (MAX_PLAYERS,), 1, "one-hot slot of the dealer"),
-    Field("hand", (NUM_CARD_TYPES,), 1, "own cards, count per card type (zeros in a foresight round)"),
+    Field("hand", (NUM_CARD_TYPES,), 1, "own cards, count per card type (zeros in a foresight round)", PER_CARD_TYPE),
     Field("trump_card", (NUM_CARD_TYPES,), 1, "one-hot turned-up card (zeros when none)"),
     Field("trump", (NUM_SUITS + 1,), 1, "one-hot trump: c, d, h, s, no trump (zeros while the dealer chooses)"),
     Field("bid_known", (MAX_PLAYERS,), 1, "1 where the slot's bid is made and visible under the bidding variant"),
-    Field("bids", (MAX_PLAYERS,), ROUND_SCALE, "bid by slot (0 where not known)"),
-    Field("tricks_won", (MAX_PLAYERS,), ROUND_SCALE, "tricks taken this round by slot"),
+    Field("bids", (MAX_PLAYERS,), ROUND_SCALE, "bid by slot (0 where not known)", MAX_HAND_SIZE),
+    Field("tricks_won", (MAX_PLAYERS,), ROUND_SCALE, "tricks taken this round by slot", MAX_HAND_SIZE),
     Field("leader", (MAX_PLAYERS,), 1, "one-hot slot that leads (led) the current trick"),
     Field("trick", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "card played to the current trick, one-hot by slot"),
-    Field("played", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "cards played earlier this round and now, counts by slot"),
-    Field("foresight", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "foresight rounds: other players' cards by slot"),
-    Field("scores", (MAX_PLAYERS,), SCORE_SCALE, "total score of the rounds completed, by slot"),
+    Field("played", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "cards played earlier this round and now, counts by slot", PER_CARD_TYPE),
+    Field("foresight", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "foresight rounds: other players' cards by slot", PER_CARD_TYPE),
+    Field("scores", (MAX_PLAYERS,), SCORE_SCALE, "total score of the rounds completed, by slot", BY_RULES),
     # v1
     Field("voids", (MAX_PLAYERS, NUM_SUITS), 1, "1 where the slot showed out of the suit this round (followed it with another suit)"),
     Field("last_trick", (MAX_PLAYERS, NUM_CARD_TYPES), 1, "last completed trick of this round: card by slot, one-hot"),
     Field("last_winner", (MAX_PLAYERS,), 1, "one-hot slot that won the last completed trick (zeros before the first)"),
     Field("lead_suit", (NUM_SUITS,), 1, "one-hot suit to follow in the current trick (zeros if none, as after a Wizard lead)"),
-    Field("unseen", (NUM_CARD_TYPES,), 1, "unseen cards by type: in no hand the observer sees, not played, not turned up"),
+    Field("unseen", (NUM_CARD_TYPES,), 1, "unseen cards by type: in no hand the observer sees, not played, not turned up", PER_CARD_TYPE),
 )
 
 #: Version of the layout, and the fields of each version (a version only appends fields).
@@ -93,12 +98,17 @@ def version_columns(version: int) -> np.ndarray:
     return np.concatenate([np.arange(SLICES[name].start, SLICES[name].stop) for name in VERSION_FIELDS[version]])
 
 
-def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
-    """Box bounds of the vector: every field is non-negative except the scores, which are unbounded."""
-    low = np.zeros(OBS_SIZE, dtype=np.float32)
-    high = np.full(OBS_SIZE, np.inf, dtype=np.float32)
-    low[SLICES["scores"]] = -np.inf
-    return low, high
+def observation_bounds(rules) -> tuple[np.ndarray, np.ndarray]:
+    """Box bounds of the vector in games of ``rules``: each field from 0 to its ``high`` (one-hots 0..1),
+    the round fields up to the number of rounds, the scores between all bids missed by every trick and all met."""
+    high = np.concatenate([np.broadcast_to(np.asarray(f.high, dtype=np.float64), f.shape).ravel() for f in FIELDS])
+    low = np.zeros(OBS_SIZE)
+    high[SLICES["round"]] = high[SLICES["num_rounds"]] = rules.num_rounds
+    sizes = np.asarray(rules.hand_sizes, dtype=np.float64)
+    low[SLICES["scores"]] = -PENALTY_PER_TRICK_OFF * sizes.sum()
+    high[SLICES["scores"]] = (MADE_BID_BONUS + POINTS_PER_TRICK * sizes).sum()
+    scale = np.concatenate([np.full(f.size, f.scale) for f in FIELDS])  # in float64, as the encoder scales
+    return (low * scale).astype(np.float32), (high * scale).astype(np.float32)
 
 
 def pack(values: dict[str, np.ndarray]) -> np.ndarray:
