@@ -410,3 +410,13 @@ def test_hidden_and_secret_bids_over_a_game(mode):
         game.step(int(rng.choice(game.legal_actions())))
     assert saw_play
     assert decode(observe(game, 0))["bid_known"][:4].all()  # the end of the game reveals every bid
+
+
+def test_python_m_wizard_env_layout_prints_the_table_without_a_warning():
+    import subprocess
+    import sys
+
+    from wizard_env.observation import layout_table
+
+    done = subprocess.run([sys.executable, "-m", "wizard_env.layout"], capture_output=True, text=True, check=True)
+    assert done.stderr == "" and layout_table() in done.stdout

@@ -3,7 +3,7 @@
 Every field is seat-relative (slot 0 = the observer, slot 1 = their left neighbour, ...) and padded
 to six seats, so the vector has the same length for every player count and variant. A field is
 stored as ``raw value * scale`` in float32; ``decode`` divides the scale back out and rounds, so
-decoding is exact. Run ``python -m wizard_env.observation`` to print the layout table.
+decoding is exact. Run ``python -m wizard_env.layout`` to print the layout table.
 """
 
 from __future__ import annotations
@@ -233,7 +233,3 @@ def layout_table() -> str:
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return "\n".join([rule, line(header), rule, *map(line, rows), rule])
 
-
-if __name__ == "__main__":
-    print(f"OBS_SIZE = {OBS_SIZE}\n")
-    print(layout_table())
