@@ -161,3 +161,46 @@ def test_eval_json_names_the_hash_of_the_png_it_goes_with(tmp_path):
     eval_report.write(eval_result(0), tmp_path)
     png = json.loads((tmp_path / "eval.json").read_text())["png"]
     assert png == {"file": "eval.png", "sha256": hashlib.sha256((tmp_path / "eval.png").read_bytes()).hexdigest()}
+
+
+def limit_file_size() -> None:
+    """In the child: files stop growing at 20 kB, as on a full disk (EFBIG instead of ENOSPC)."""
+    import resource
+    import signal
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def test_a_full_disk_leaves_the_old_replay_no_temp_file_and_names_the_file(tmp_path):
+    path = tmp_path / "games.jsonl"
+    path.write_text("old\n")
+    run = wizard("simulate", "--players", "3", "--rounds", "2", "--games", "200", "--replay", str(path),
+                 preexec_fn=limit_file_size)
+    assert run.returncode == 2
+    assert run.stderr == f"wizard: error: File too large: {path}\n"
+    assert os.listdir(tmp_path) == ["games.jsonl"] and path.read_text() == "old\n"
+
+
+TERMINATE_AT_THIRD_GAME = """
+import os, signal, sys
+import wizard_env.cli as cli
+real, calls = cli.play_game, []
+def play(*args, **kwargs):
+    calls.append(1)
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGTERM)
+    return real(*args, **kwargs)
+cli.play_game = play
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
+    path = tmp_path / "games.jsonl"
+    path.write_text("old\n")
+    run = subprocess.run([sys.executable, "-c", TERMINATE_AT_THIRD_GAME, "simulate", "--players", "3", "--rounds", "2",
+                          "--games", "10", "--replay", str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 128 + 15
+    assert run.stderr.strip() == "wizard: terminated" and run.stdout == ""
+    assert os.listdir(tmp_path) == ["games.jsonl"] and path.read_text() == "old\n"

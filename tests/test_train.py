@@ -155,3 +155,16 @@ def test_demonstrations_of_a_teacher_keep_rule_agents_advice_apart():
     hint = taught.observations[:, -NUM_ACTIONS:].argmax(axis=1)
     assert np.array_equal(hint, taught.advice) and not np.array_equal(taught.actions, taught.advice)
     assert np.array_equal(plain.actions, plain.advice)  # RuleAgent teaching: the advice is the action
+
+
+def test_resume_removes_the_temporary_files_a_killed_run_left(tmp_path: Path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(out)]) == 0
+    stale = [out / ".curve.csv.4242.0123abcd.tmp", out / "checkpoints" / ".latest.npz.4242.deadbeef.tmp",
+             out / "checkpoints" / "latest.npz.k2_x9q7z.tmp"]  # the last as the mkstemp writer named them
+    kept = [out / "notes.tmp", out / ".lock.4242.tmp"]  # not a writer's temporary file
+    for path in stale + kept:
+        path.write_bytes(b"half")
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "128", "--out", str(out), "--resume"]) == 0
+    assert [p for p in stale if p.exists()] == [] and all(p.exists() for p in kept)
+    assert f"removed {stale[0]}" in capsys.readouterr().out

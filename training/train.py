@@ -34,6 +34,7 @@ import numpy as np
 from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
 from agents.random_agent import RandomAgent
 from agents.rule_agent import RuleAgent
+from wizard_env.files import remove_temps
 from wizard_env.game import NUM_ACTIONS
 from wizard_env.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.rules import Rules
@@ -300,6 +301,9 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
         check_resume(out, cfg, rules)
     out.mkdir(parents=True, exist_ok=True)
     with run_lock(out):
+        if resume:  # the folder is ours now: drop what a run killed mid-write left
+            for stale in remove_temps(out) + remove_temps(out / "checkpoints"):
+                log(f"removed {stale}, left by a run killed while writing")
         return _run(cfg, rules, out, resume, quiet, log, rounds, latest)
 
 

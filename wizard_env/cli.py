@@ -6,7 +6,7 @@
 
 Exit status: 0 on success; 2 after one ``wizard: error: ...`` line on stderr for bad arguments,
 impossible configurations or unreadable replay files; 1 when a ``play`` game is abandoned (input ended
-or ``quit``).
+or ``quit``); 130 after Ctrl-C and 143 after SIGTERM, files being written left as they were.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import dataclasses
 import importlib
 import os
 import secrets
+import signal
 import sys
-from typing import Sequence
+import threading
+from typing import Iterator, Sequence
 
 import numpy as np
 from tqdm import tqdm
@@ -37,6 +39,7 @@ from .simulate import SeatSummary, play_game, summarise
 MAX_GAME_SEED = 2**53
 USAGE_ERROR = 2
 ABANDONED = 1
+TERMINATED = 128 + signal.SIGTERM
 
 
 #: Subcommands that live in their own modules. Each module defines ``HELP``, ``DESCRIPTION``,
@@ -379,6 +382,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that files being written are dropped as after Ctrl-C."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """While inside, SIGTERM raises Terminated in the main thread (elsewhere signals cannot be handled)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``wizard`` command; return the exit status."""
     from threadpoolctl import threadpool_limits
@@ -386,8 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # one BLAS thread: the agents' matmuls are small, and two threads on a busy machine ran them 6x slower
     threadpool_limits(1, user_api="blas")
     try:
-        args = build_parser().parse_args(argv)
-        return args.run(args)
+        with _sigterm_raises():
+            args = build_parser().parse_args(argv)
+            return args.run(args)
     except UsageError as err:
         message = str(err)
     except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
@@ -401,6 +426,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nwizard: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("\nwizard: terminated", file=sys.stderr)
+        return TERMINATED
     except SystemExit as exit_:  # --help
         return exit_.code if isinstance(exit_.code, int) else 0
     print(f"wizard: error: {message}", file=sys.stderr)

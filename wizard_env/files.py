@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
 from typing import IO, Any, Callable
 
 TEMP_SUFFIX = ".tmp"
+#: Names of temporary files: this module's ``.NAME.PID.HEX.tmp``, and ``NAME.XXXXXXXX.tmp`` of mkstemp before it.
+TEMP_NAME = re.compile(r"\..+\.\d+\.[0-9a-f]{8}\.tmp|[^.].*\.[a-z0-9_]{8}\.tmp")
 
 
 def named(err: OSError, path: str | os.PathLike) -> OSError:
@@ -181,11 +184,11 @@ def check_writable(path: str | os.PathLike, folder: bool = False) -> None:
 
 
 def remove_temps(folder: str | os.PathLike) -> list[Path]:
-    """Remove the ``*.tmp`` files writers killed mid-write left in ``folder``; call only while no writer uses it."""
+    """Remove the temporary files writers killed mid-write left in ``folder``; call only while no writer uses it."""
     folder = Path(folder)
     if not folder.is_dir():
         return []
-    stale = [p for p in folder.iterdir() if p.name.endswith(TEMP_SUFFIX) and p.is_file() and not p.is_symlink()]
+    stale = [p for p in folder.iterdir() if TEMP_NAME.fullmatch(p.name) and p.is_file() and not p.is_symlink()]
     for p in stale:
         p.unlink(missing_ok=True)
     return stale
