@@ -69,6 +69,8 @@ def save_checkpoint(path: str | os.PathLike, config: Mapping, weights: Mapping[s
 def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
     """The (config, weights) of a checkpoint; ValueError naming the file for a missing, damaged or foreign one."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"checkpoint {path}: is a folder, not a checkpoint file (.npz)")
     if not path.is_file():
         raise ValueError(f"checkpoint {path}: no such file")
     try:

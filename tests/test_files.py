@@ -204,3 +204,68 @@ def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
     assert run.returncode == 128 + 15
     assert run.stderr.strip() == "wizard: terminated" and run.stdout == ""
     assert os.listdir(tmp_path) == ["games.jsonl"] and path.read_text() == "old\n"
+
+
+# -- item 12: messages name the user's path; outputs are checked before the work ------------------------
+
+
+def deny_new_files(monkeypatch, folder: Path) -> None:
+    """Creating files in ``folder`` fails as in a folder without write permission (which root would bypass)."""
+    real_open = os.open
+
+    def open_(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT and Path(path).parent == folder:
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_)
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_permission_error_names_the_users_path_not_the_temp_file(writer, tmp_path, monkeypatch):
+    path = tmp_path / "out.file"
+    deny_new_files(monkeypatch, tmp_path)
+    with pytest.raises(PermissionError) as err:
+        WRITERS[writer](path)
+    assert err.value.filename == str(path)
+
+
+def test_a_folder_given_as_checkpoint_says_it_is_a_folder(tmp_path, capsys):
+    with pytest.raises(ValueError, match="is a folder, not a checkpoint file"):
+        load_checkpoint(tmp_path)
+    assert main(["simulate", "--players", "3", "--rounds", "1", "--games", "1", "--agents", f"ppo:{tmp_path}"]) == 2
+    err = capsys.readouterr().err
+    assert "is a folder" in err and str(tmp_path) in err
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """The games of eval and the measurements of bench fail the test if they start."""
+    def work(*args, **kwargs):
+        raise AssertionError("the work started before the output was checked")
+
+    monkeypatch.setattr("training.evaluate.evaluate", work)
+    monkeypatch.setattr(speed, "run_all", work)
+
+
+def test_eval_checks_its_out_folder_before_playing(tmp_path, capsys, no_work, monkeypatch):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    agents = ["eval", "--players", "3", "--rounds", "1", "--games", "1", "--agents", "rule,rule,rule"]
+    assert main([*agents, "--out", str(afile / "sub")]) == 2
+    assert capsys.readouterr().err == f"wizard: error: is not a folder: {afile}\n"
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    deny_new_files(monkeypatch, locked)
+    assert main([*agents, "--out", str(locked)]) == 2
+    assert capsys.readouterr().err == f"wizard: error: Permission denied: {locked}\n"
+    assert sorted(os.listdir(tmp_path)) == ["afile", "locked"] and os.listdir(locked) == []
+
+
+def test_bench_checks_its_json_file_before_measuring(tmp_path, capsys, no_work, monkeypatch):
+    assert main(["bench", "--seconds", "0.1", "--json", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"wizard: error: is a folder, not a file: {tmp_path}\n"
+    deny_new_files(monkeypatch, tmp_path)
+    assert main(["bench", "--seconds", "0.1", "--json", str(tmp_path / "bench.json")]) == 2
+    assert capsys.readouterr().err == f"wizard: error: Permission denied: {tmp_path / 'bench.json'}\n"
+    assert os.listdir(tmp_path) == []

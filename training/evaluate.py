@@ -333,6 +333,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from wizard_env.cli import make_rules
+    from wizard_env.files import check_writable
 
     from . import eval_report
 
@@ -347,11 +348,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--agents names {len(specs)} agents for {n} seats: give exactly {n}")
     if args.reference is not None and args.reference.strip() not in specs:
         raise ValueError(f"--reference {args.reference!r} is not one of --agents: {', '.join(dict.fromkeys(specs))}")
+    out = args.out or f"runs/eval-{args.seed}"
+    check_writable(out, folder=True)  # before the games, not after
     games = args.games * len(seatings(rules.num_players, args.permutations))
     with tqdm(total=games, desc="eval", unit="game", file=sys.stderr, leave=False,
               disable=args.quiet or not sys.stderr.isatty()) as bar:
         result = evaluate(rules, specs, args.games, args.seed, args.permutations, args.reference, progress=bar.update)
-    out = args.out or f"runs/eval-{args.seed}"
     paths = eval_report.write(result, out)
     print(eval_report.format_markdown(result))
     print(f"\nwrote {', '.join(str(p) for p in paths)}")
