@@ -32,11 +32,14 @@ from typing import Mapping
 import numpy as np
 
 from wizard_env.actions import Phase
+from wizard_env.batch import short_repr
 from wizard_env.files import write_atomic
 from wizard_env.game import NUM_ACTIONS
 from wizard_env.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
+from wizard_env.rules import MIN_PLAYERS
 
 from .base import Agent, check_batch
+from .checkpoint import check_checkpoint, read_archive, trained_players
 from .rule_agent import RuleAgent
 
 FORMAT = "wizard-ppo/1"
@@ -73,28 +76,18 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray
         raise ValueError(f"checkpoint {path}: is a folder, not a checkpoint file (.npz)")
     if not path.is_file():
         raise ValueError(f"checkpoint {path}: no such file")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"checkpoint {path}: not a wizard checkpoint (a .npz archive of numbers)")
     try:
-        data = np.load(path, allow_pickle=False)
-        if not isinstance(data, np.lib.npyio.NpzFile):
-            raise ValueError("a single .npy array, not a checkpoint archive")
-        with data:
-            arrays = {name: data[name] for name in data.files}
+        config, arrays = read_archive(path)
+        if not isinstance(config, dict) or config.get("format") != FORMAT:
+            found = config.get("format") if isinstance(config, dict) else type(config).__name__
+            raise ValueError(f"format {short_repr(found)}, expected {FORMAT!r}")
+        check_checkpoint(config, arrays)
     except ValueError as e:
-        raise ValueError(f"checkpoint {path}: not a wizard checkpoint (.npz of numbers): {e}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as e:
+        raise ValueError(f"checkpoint {path}: {e}") from None
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError, NotImplementedError) as e:
         raise ValueError(f"checkpoint {path}: unreadable, damaged or truncated ({type(e).__name__}: {e})") from None
-    odd = [name for name, value in arrays.items() if not isinstance(value, np.ndarray) or value.dtype == object]
-    if odd:
-        raise ValueError(f"checkpoint {path}: entry {odd[0]!r} is not a numeric array, so it is not a wizard checkpoint")
-    if "config" not in arrays or arrays["config"].dtype != np.uint8:
-        raise ValueError(f"checkpoint {path}: no 'config' entry, so it is not a wizard checkpoint")
-    try:
-        config = json.loads(arrays.pop("config").tobytes().decode())
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"checkpoint {path}: its config is not valid JSON ({e})") from None
-    if not isinstance(config, dict) or config.get("format") != FORMAT:
-        found = config.get("format") if isinstance(config, dict) else type(config).__name__
-        raise ValueError(f"checkpoint {path}: format {found!r}, expected {FORMAT!r}")
     return config, arrays
 
 
@@ -144,14 +137,19 @@ class PPOAgent(Agent):
     def __init__(self, config: Mapping, weights: Mapping[str, np.ndarray], seed: int | np.random.Generator | None = None,
                  source: str = "<memory>", play: str = "net"):
         learn = config.get("learn", "both")
-        if learn not in LEARNED_PHASES:
-            raise ValueError(f"checkpoint {source}: learn must be one of {sorted(LEARNED_PHASES)}, not {learn!r}")
+        if not isinstance(learn, str) or learn not in LEARNED_PHASES:
+            raise ValueError(f"checkpoint {source}: learn must be one of {sorted(LEARNED_PHASES)}, not {short_repr(learn)}")
         if play not in PLAY_MODES:
             raise ValueError(f"play must be one of {', '.join(PLAY_MODES)}, not {play!r}")
         activation = config.get("activation", "tanh")
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"checkpoint {source}: unknown activation {activation!r}")
-        self.config = dict(config)
+        if not isinstance(activation, str) or activation not in ACTIVATIONS:
+            raise ValueError(f"checkpoint {source}: unknown activation {short_repr(activation)}")
+        try:
+            check_checkpoint(config, weights)
+            self.players = trained_players(config)
+        except ValueError as e:
+            raise ValueError(f"checkpoint {source}: {e}") from None
+        self.config, self.source = dict(config), source
         self.learn, self.play = learn, play
         self.columns = observation_columns(config, source)
         self.advice = bool(config.get("advice", False))
@@ -190,6 +188,11 @@ class PPOAgent(Agent):
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The best legal action by the policy in learned phases, RuleAgent's elsewhere."""
         observations, masks = check_batch(observations, action_masks)
+        if self.players is not None:
+            counts = observations[:, SLICES["num_players"]].argmax(axis=1) + MIN_PLAYERS
+            if not np.isin(counts, self.players).all():
+                raise ValueError(f"checkpoint {self.source} was trained for {'/'.join(map(str, self.players))} players, "
+                                 f"not the {int(counts[~np.isin(counts, self.players)][0])} of this game")
         phase = observations[:, SLICES["phase"]].argmax(axis=1)
         mine = self.learned[phase]
         actions = np.empty(len(observations), dtype=np.int64)

@@ -221,3 +221,118 @@ def test_a_zip_with_a_damaged_member_is_reported(tmp_path: Path):
         z.writestr("config.npy", json.dumps({"not": "npy"}))
     with pytest.raises(ValueError, match=str(path)):
         PPOAgent.load(path)
+
+
+# -- every entry checked against the config (issue 9) -----------------------------------------------
+
+
+def raw_checkpoint(path: Path, config: dict | str, arrays: dict[str, np.ndarray]) -> Path:
+    """A checkpoint written without save_checkpoint's float32 cast (config: a dict, or JSON text as is)."""
+    text = config if isinstance(config, str) else json.dumps(config)
+    np.savez(path, config=np.frombuffer(text.encode(), dtype=np.uint8), **arrays)
+    return path
+
+
+def critic(seed: int, inputs: int = OBS_SIZE, hidden: list[int] = HIDDEN) -> dict[str, np.ndarray]:
+    """Value-net weights in MlpPolicy's layout."""
+    actor = random_weights(seed, inputs, hidden)
+    weights = {k.replace("policy_net", "value_net"): v for k, v in actor.items() if "policy_net" in k}
+    return weights | {"value_net.weight": np.ones((1, hidden[-1]), np.float32), "value_net.bias": np.ones(1, np.float32)}
+
+
+def with_entry(name: str, value) -> dict[str, np.ndarray]:
+    return random_weights(4) | {name: value}
+
+
+BAD_CHECKPOINTS = {
+    "one hidden width for two layers": (config() | {"hidden": [16]}, random_weights(4), r"mlp_extractor.policy_net.2.weight"),
+    "hidden as a string": (config() | {"hidden": "ab"}, random_weights(4), r"config entry 'hidden' must be a list"),
+    "a negative width": (config() | {"hidden": [16, -8]}, random_weights(4), r"config entry 'hidden'"),
+    "a bool width": (config() | {"hidden": [True, 8]}, random_weights(4), r"config entry 'hidden'"),
+    "a float width": (config() | {"hidden": [16.0, 8]}, random_weights(4), r"config entry 'hidden'"),
+    "a wrong width": (config() | {"hidden": [16, 9]}, random_weights(4), r"'mlp_extractor.policy_net.2.weight' has shape \(8, 16\)"),
+    "NaN": (config(), with_entry("action_net.bias", np.full(NUM_ACTIONS, np.nan, np.float32)), r"'action_net.bias' holds values that are not finite"),
+    "infinity": (config(), with_entry("mlp_extractor.policy_net.0.bias", np.full(16, np.inf, np.float32)), "not finite"),
+    "complex": (config(), with_entry("action_net.bias", np.zeros(NUM_ACTIONS, np.complex64)), r"'action_net.bias' holds complex64, expected (float32|real numbers)"),
+    "float64": (config(), with_entry("action_net.bias", np.zeros(NUM_ACTIONS)), r"'action_net.bias' holds float64, expected float32"),
+    "an extra member": (config(), with_entry("evil", np.zeros(3, np.float32)), r"unexpected entry 'evil'"),
+    "half a value net": (config(), random_weights(4) | {"value_net.bias": np.ones(1, np.float32)}, r"value net is incomplete"),
+    "a misshapen value net": (config(), random_weights(4) | critic(4) | {"value_net.weight": np.ones((2, 8), np.float32)}, r"'value_net.weight' has shape \(2, 8\)"),
+    "a learn list": (config() | {"learn": ["bid"]}, random_weights(4), r"learn must be one of"),
+    "an activation list": (config() | {"activation": ["relu"]}, random_weights(4), r"unknown activation \['relu'\]"),
+    "advice as text": (config() | {"advice": "yes"}, random_weights(4), r"config entry 'advice' must be true or false"),
+    "other actions": (config() | {"num_actions": 80}, random_weights(4), r"config entry 'num_actions' is 80"),
+    "negative steps": (config() | {"num_timesteps": -5}, random_weights(4), r"config entry 'num_timesteps'"),
+    "impossible rules": (config() | {"rules": {"num_players": 9}}, random_weights(4), r"config entry 'rules' is not a valid rule set"),
+    "rules as a list": (config() | {"rules": [4]}, random_weights(4), r"config entry 'rules'"),
+    "train as a list": (config() | {"train": [1]}, random_weights(4), r"config entry 'train' must be an object"),
+    "a bad mix": (config() | {"train": {"mix": [2, 4]}}, random_weights(4), r"config entry 'train.mix'"),
+    "a mix of text": (config() | {"train": {"mix": "3456"}}, random_weights(4), r"config entry 'train.mix'"),
+    "deep nesting": ('{"a":' * 100_000 + "1" + "}" * 100_000, random_weights(4), "nests too deeply"),
+}
+
+
+@pytest.mark.parametrize("what", BAD_CHECKPOINTS)
+def test_a_checkpoint_whose_entries_disagree_with_its_config_is_refused_naming_the_entry(tmp_path: Path, what):
+    cfg, weights, why = BAD_CHECKPOINTS[what]
+    path = raw_checkpoint(tmp_path / "bad.npz", cfg, weights)
+    with pytest.raises(ValueError, match=why) as error:
+        PPOAgent.load(path)
+    assert str(error.value).startswith(f"checkpoint {path}: ") and "\n" not in str(error.value)
+    if what not in ("float64", "deep nesting"):  # the same config and weights in memory are refused too
+        with pytest.raises(ValueError, match=why):
+            PPOAgent(cfg, weights)
+
+
+def test_a_full_checkpoint_with_its_value_net_loads(tmp_path: Path):
+    path = save_checkpoint(tmp_path / "full.npz", config() | {"rules": {"num_players": 4}, "train": {"mix": [3, 4]}},
+                           random_weights(4) | critic(4))
+    obs, masks = positions(50)
+    assert np.array_equal(PPOAgent.load(path).act_batch(obs, masks), PPOAgent(config(), random_weights(4)).act_batch(obs, masks))
+
+
+def test_a_member_too_large_is_refused_before_it_is_decompressed(tmp_path: Path, monkeypatch):
+    import agents.checkpoint as checkpoint
+
+    monkeypatch.setattr(checkpoint, "MAX_MEMBER_BYTES", 2**20)
+    path = raw_checkpoint(tmp_path / "bomb.npz", config(), random_weights(4))
+    before = path.stat().st_size
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as z:  # 4 MB of zeros in a few kB
+        z.writestr("mlp_extractor.value_net.0.weight.npy", b"\0" * 4 * 2**20)
+    assert path.stat().st_size - before < 10_000
+    opened, open_member = [], zipfile.ZipFile.open
+    monkeypatch.setattr(zipfile.ZipFile, "open", lambda self, info, *a, **k: opened.append(info.filename) or open_member(self, info, *a, **k))
+    with pytest.raises(ValueError, match=r"entry 'mlp_extractor.value_net.0.weight' would unpack to 4,194,304 bytes"):
+        load_checkpoint(path)
+    assert "mlp_extractor.value_net.0.weight.npy" not in opened
+
+
+def test_a_header_claiming_more_data_than_its_member_holds_is_refused(tmp_path: Path):
+    path = raw_checkpoint(tmp_path / "liar.npz", config(), random_weights(4))
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(1, np.float32)) | {"shape": (10**12,)}
+    stream = __import__("io").BytesIO()
+    np.lib.format.write_array_header_1_0(stream, header)
+    with zipfile.ZipFile(path, "a") as z:
+        z.writestr("mlp_extractor.value_net.0.weight.npy", stream.getvalue() + b"\0" * 16)
+    with pytest.raises(ValueError, match=r"entry 'mlp_extractor.value_net.0.weight' declares 4,000,000,000,000 bytes"):
+        load_checkpoint(path)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_a_checkpoint_of_other_player_counts_is_refused_in_a_game(tmp_path: Path, players):
+    path = save_checkpoint(tmp_path / "four.npz", config() | {"rules": {"num_players": 4}}, random_weights(4))
+    agent = PPOAgent.load(path)
+    batch = WizardBatch(Rules.make(players, 2), 4, seed=0)
+    with pytest.raises(ValueError, match=rf"{path} was trained for 4 players, not the {players} of this game"):
+        agent.act_batch(batch.observe(), batch.legal_masks())
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_shipped_agent_plays_every_player_count_and_ppo_bid_only_four(players):
+    batch = WizardBatch(Rules.make(players, 3), 8, seed=1)
+    obs, masks = batch.observe(), batch.legal_masks()
+    assert make_agent("ppo", seed=0).players == (3, 4, 5, 6)
+    assert masks[np.arange(8), make_agent("ppo", seed=0).act_batch(obs, masks)].all()
+    if players != 4:
+        with pytest.raises(ValueError, match="trained for 4 players"):
+            make_agent("ppo-bid").act_batch(obs, masks)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import numpy as np
@@ -155,6 +156,72 @@ def test_demonstrations_of_a_teacher_keep_rule_agents_advice_apart():
     hint = taught.observations[:, -NUM_ACTIONS:].argmax(axis=1)
     assert np.array_equal(hint, taught.advice) and not np.array_equal(taught.actions, taught.advice)
     assert np.array_equal(plain.actions, plain.advice)  # RuleAgent teaching: the advice is the action
+
+
+def test_help_gives_each_options_meaning_from_the_config_and_its_default(capsys):
+    from training.train import TrainConfig, field_docs
+
+    assert main(["train", "--help"]) == 0
+    out = capsys.readouterr().out
+    text = " ".join(out.split())  # argparse wraps the lines
+    docs = field_docs(TrainConfig)
+    assert {"timesteps", "max_minutes", "bc_games", "clip_range", "bc_epochs", "pool"} <= docs.keys()
+    flags = set(re.findall(r"^  --([\w-]+)", out, re.M))
+    options = [name for name in docs if name.replace("_", "-") in flags and name != "init_from"]  # its own text
+    assert len(options) >= 25
+    for name in options:
+        assert " ".join(docs[name].split()) in text, name
+    assert "(0: 200, or 2,000 for --learn bid --no-advice) (default 0)" in text
+    assert "rounded up to whole rollouts (default 3,000,000)" in text
+
+
+def test_the_summary_says_timesteps_round_up_to_whole_rollouts(tmp_path: Path, capsys):
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "1", "--out", str(tmp_path / "run")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("trained 64 of 1 steps") and "whole rollouts of 64 steps" in first
+
+
+def test_the_time_cap_keeps_whole_rollouts_and_says_so(tmp_path: Path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "128", "--max-minutes", "0", "--out", str(out)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("trained 0 of 128 steps") and "stopped by --max-minutes 0" in first
+    assert load_checkpoint(out / "checkpoints" / "latest.npz")[0]["num_timesteps"] == 0  # no unfinished rollout counted
+    assert curve_steps(out) == [0, 0]
+
+
+def test_progress_goes_to_a_log_without_carriage_returns(tmp_path: Path, capsys):
+    loud = [a for a in TINY if a != "--quiet"]
+    assert main(["train", *loud, "--mix", "4", "--timesteps", "128", "--out", str(tmp_path / "run")]) == 0
+    captured = capsys.readouterr()
+    assert "\r" not in captured.err + captured.out
+    assert "warm start" in captured.out and "step" in captured.out  # the progress lines are there
+
+
+def test_a_curve_points_policy_is_the_one_trained_on_the_steps_in_its_label(tmp_path: Path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    from training.train import Trainer
+
+    updates, points = [0], []
+    update = MaskablePPO.train
+
+    def counted_update(model):
+        updates[0] += 1
+        update(model)
+
+    evaluate = Trainer.evaluate
+
+    def labelled_evaluate(trainer):
+        points.append((trainer.model.num_timesteps, updates[0]))
+        return evaluate(trainer)
+
+    monkeypatch.setattr(MaskablePPO, "train", counted_update)
+    monkeypatch.setattr(Trainer, "evaluate", labelled_evaluate)
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "192", "--out", str(tmp_path / "run")]) == 0
+    rollout = 8 * 8  # --num-envs x --n-steps
+    assert [steps for steps, _ in points] == [0, 64, 128, 192]
+    assert all(done == steps // rollout for steps, done in points)  # label N: N / rollout updates made
 
 
 def test_resume_removes_the_temporary_files_a_killed_run_left(tmp_path: Path, capsys):

@@ -173,6 +173,7 @@ class Trainer:
         self.model = build_model(cfg, self.env, self.out)
         self.started = time.monotonic()
         self.curve = train_report.Curve(self.out / "curve.csv")
+        self.capped = False  #: whether --max-minutes stopped PPO before --timesteps
 
     def elapsed(self) -> float:
         """Seconds since the trainer was built."""
@@ -250,7 +251,11 @@ class Trainer:
         return config, weights
 
     def train(self) -> None:
-        """PPO until ``timesteps`` (counted over the whole run, resumed or not) or ``max_minutes``."""
+        """PPO until ``timesteps`` (counted over the whole run, resumed or not) or ``max_minutes``.
+
+        Snapshots, checkpoints and evaluations come between rollouts, after the update, so the policy of a
+        point labelled N steps is the one trained on N steps. The time cap drops the unfinished rollout.
+        """
         from stable_baselines3.common.callbacks import BaseCallback
         from tqdm import tqdm
 
@@ -258,24 +263,31 @@ class Trainer:
         remaining = cfg.timesteps - self.model.num_timesteps
         if remaining <= 0:
             return
+        # no bar in a log file: its \r frames would fill it
         bar = tqdm(total=cfg.timesteps, initial=self.model.num_timesteps, desc="train", unit="step",
-                   file=sys.stderr, disable=self.quiet, mininterval=2)
+                   file=sys.stderr, disable=self.quiet or not sys.stderr.isatty(), mininterval=2)
         marks = {k: self.model.num_timesteps // every for k, every in
                  (("eval", cfg.eval_every), ("save", cfg.checkpoint_every), ("snap", cfg.snapshot_every))}
+        trained = [self.model.num_timesteps]  # steps of the rollouts collected and trained on
 
         class Bookkeeping(BaseCallback):
-            def _on_step(self) -> bool:
-                steps = self.model.num_timesteps
-                bar.update(steps - bar.n)
+            def _on_rollout_start(self) -> None:  # the previous rollout's update is done
+                steps = trained[0] = self.model.num_timesteps
                 for key, every, action in (("snap", cfg.snapshot_every, trainer.snapshot),
                                            ("save", cfg.checkpoint_every, trainer.save),
                                            ("eval", cfg.eval_every, trainer.report)):
                     if steps // every > marks[key]:
                         marks[key] = steps // every
                         action()
-                return time.monotonic() - trainer.started < cfg.max_minutes * 60
+
+            def _on_step(self) -> bool:
+                bar.update(self.model.num_timesteps - bar.n)
+                trainer.capped = time.monotonic() - trainer.started >= cfg.max_minutes * 60
+                return not trainer.capped
 
         self.model.learn(remaining, callback=Bookkeeping(), reset_num_timesteps=False, tb_log_name="ppo")
+        if self.capped:
+            self.model.num_timesteps = trained[0]  # the unfinished rollout was not trained on
         bar.close()
 
     def report(self) -> None:

@@ -86,9 +86,14 @@ def write_json(path: Path, data: dict) -> None:
 
 def summary(trainer) -> str:
     """The final summary: steps, wall time, outputs and the last evaluation table."""
-    out = trainer.out
-    lines = [f"trained {trainer.model.num_timesteps:,} steps in {trainer.elapsed() / 60:.1f} min "
-             f"(learn={trainer.cfg.learn}, seed {trainer.cfg.seed})",
+    out, cfg, done = trainer.out, trainer.cfg, trainer.model.num_timesteps
+    first = f"trained {done:,} of {cfg.timesteps:,} steps in {trainer.elapsed() / 60:.1f} min (learn={cfg.learn}, seed {cfg.seed})"
+    if trainer.capped:
+        first += f"; stopped by --max-minutes {cfg.max_minutes:g} (--resume continues)"
+    elif done > cfg.timesteps:
+        first += (f"; PPO trains whole rollouts of {cfg.num_envs * cfg.n_steps:,} steps (--num-envs x --n-steps), "
+                  f"so {cfg.timesteps:,} rounds up to {done:,}")
+    lines = [first,
              f"checkpoint: {out / 'checkpoints' / 'latest.npz'}",
              f"curve: {out / 'curve.csv'}, {out / 'curve.png'}; TensorBoard: {out / 'tb'}", ""]
     if trainer.curve.last is not None:

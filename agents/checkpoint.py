@@ -1,0 +1,170 @@
+"""Reading a checkpoint file safely, and checking its entries against its config (no pickle, no torch).
+
+``read_archive`` opens the ``.npz`` (a zip of ``.npy`` members) itself: it reads the small ``config``
+member first, refuses a member it does not expect for that config, and reads each member's ``.npy``
+header before its data, so an absurd declared size (a zip bomb, a header claiming terabytes) is
+refused before anything is decompressed. ``check_checkpoint`` checks the config's entries and that
+the weights are the network the config describes (names, shapes, dtype, finite values), naming the
+entry at fault. Both raise ValueError; the caller names the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import zipfile
+from typing import Mapping
+
+import numpy as np
+
+from wizard_env.batch import short_repr
+from wizard_env.game import NUM_ACTIONS
+from wizard_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+
+#: The most bytes one member may declare (a 4096-wide layer on the observation is about 27 MB).
+MAX_MEMBER_BYTES = 256 * 2**20
+#: The most bytes the config member may declare, and all members together.
+MAX_CONFIG_BYTES, MAX_TOTAL_BYTES = 2**20, 2**30
+#: The most hidden layers, and the widest one, a config may describe.
+MAX_LAYERS, MAX_WIDTH = 16, 8192
+_POLICY, _VALUE = "mlp_extractor.policy_net", "mlp_extractor.value_net"
+
+
+def weight_names(hidden: list[int]) -> tuple[list[str], list[str]]:
+    """(required, optional) weight names of MaskablePPO's MlpPolicy with these hidden layers: actor, critic."""
+    layers = [f"{2 * i}" for i in range(len(hidden))]
+    actor = [f"{_POLICY}.{i}.{p}" for i in layers for p in ("weight", "bias")] + ["action_net.weight", "action_net.bias"]
+    critic = [f"{_VALUE}.{i}.{p}" for i in layers for p in ("weight", "bias")] + ["value_net.weight", "value_net.bias"]
+    return actor, critic
+
+
+def check_hidden(hidden: object) -> list[int]:
+    """The config's ``hidden`` as a list of positive ints, or ValueError."""
+    if not isinstance(hidden, list) or len(hidden) > MAX_LAYERS or not all(
+        type(h) is int and 1 <= h <= MAX_WIDTH for h in hidden
+    ):
+        raise ValueError(f"config entry 'hidden' must be a list of at most {MAX_LAYERS} layer widths "
+                         f"(integers 1 to {MAX_WIDTH}), not {short_repr(hidden)}")
+    return hidden
+
+
+def read_archive(path: str | os.PathLike) -> tuple[object, dict[str, np.ndarray]]:
+    """The parsed config and the arrays of a checkpoint file; ValueError (or zipfile/OS errors) if it is not one."""
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        names = [info.filename for info in infos]
+        if len(set(names)) != len(names):
+            raise ValueError("the archive holds two members of one name")
+        members = {name.removesuffix(".npy"): info for name, info in zip(names, infos)}
+        for name, info in members.items():  # sizes as the zip declares them, before anything is decompressed
+            limit = MAX_CONFIG_BYTES if name == "config" else MAX_MEMBER_BYTES
+            if info.file_size > limit:
+                raise ValueError(f"entry {name!r} would unpack to {info.file_size:,} bytes, more than the {limit:,} "
+                                 "a checkpoint entry may hold")
+        total = sum(info.file_size for info in infos)
+        if total > MAX_TOTAL_BYTES:
+            raise ValueError(f"its entries would unpack to {total:,} bytes, more than the {MAX_TOTAL_BYTES:,} a checkpoint may hold")
+        if "config" not in members:
+            raise ValueError("no 'config' entry")
+        try:
+            config = json.loads(_read_member(archive, members["config"], np.uint8).tobytes().decode())
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"its config is not valid JSON ({e})") from None
+        except RecursionError:
+            raise ValueError("its config nests too deeply to be a checkpoint config") from None
+        expected = None
+        if isinstance(config, dict) and "hidden" in config:
+            actor, critic = weight_names(check_hidden(config["hidden"]))
+            expected = {"config", *actor, *critic}
+        for name in members:
+            if expected is not None and name not in expected:
+                raise ValueError(f"unexpected entry {name!r} (not a weight of the network its config describes)")
+        arrays = {name: _read_member(archive, info, np.float32) for name, info in members.items() if name != "config"}
+    return config, arrays
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: type) -> np.ndarray:
+    """One ``.npy`` member of ``dtype``; its header's size is checked against the member's before the data is read."""
+    name = info.filename.removesuffix(".npy")
+    if not info.filename.endswith(".npy"):
+        raise ValueError(f"entry {info.filename!r} is not a .npy array")
+    with archive.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read_header is None:
+            raise ValueError(f"entry {name!r} is a .npy of unknown version {version}")
+        shape, fortran, found = read_header(f)
+        if found != np.dtype(dtype):
+            raise ValueError(f"entry {name!r} holds {found}, expected {np.dtype(dtype)}")
+        nbytes = math.prod(shape) * found.itemsize
+        if nbytes > info.file_size:
+            raise ValueError(f"entry {name!r} declares {nbytes:,} bytes of data in a member of {info.file_size:,}")
+        data = f.read(info.file_size)
+    if len(data) != nbytes:
+        raise ValueError(f"entry {name!r} holds {len(data):,} bytes of data, its header says {nbytes:,}")
+    return np.frombuffer(data, dtype=found).reshape(shape, order="F" if fortran else "C")
+
+
+def check_checkpoint(config: Mapping, weights: Mapping[str, np.ndarray]) -> None:
+    """ValueError naming the first config entry or weight that is not what the config describes."""
+    hidden = check_hidden(config.get("hidden", []))
+    if "advice" in config and not isinstance(config["advice"], bool):
+        raise ValueError(f"config entry 'advice' must be true or false, not {short_repr(config['advice'])}")
+    for key in ("num_timesteps", "obs_size"):
+        if key in config and (type(config[key]) is not int or config[key] < 0):
+            raise ValueError(f"config entry {key!r} must be a non-negative integer, not {short_repr(config[key])}")
+    if "num_actions" in config and config["num_actions"] != NUM_ACTIONS:
+        raise ValueError(f"config entry 'num_actions' is {short_repr(config['num_actions'])}, this code has {NUM_ACTIONS} actions")
+    trained_players(config)
+    _check_weights(hidden, weights)
+
+
+def _check_weights(hidden: list[int], weights: Mapping[str, np.ndarray]) -> None:
+    actor, critic = weight_names(hidden)
+    for name in weights:
+        if name not in actor and name not in critic:
+            raise ValueError(f"unexpected entry {short_repr(name)} (not a weight of the network its config describes)")
+    present = [n for n in critic if n in weights]
+    if present and len(present) != len(critic):
+        raise ValueError(f"entry {sorted(set(critic) - set(present))[0]!r} is missing (the value net is incomplete)")
+    for names in (actor, present):
+        width = None  # the input width: checked against the observation by PPOAgent
+        for i in range(0, len(names), 2):
+            w, b = weights.get(names[i]), weights.get(names[i + 1])
+            if w is None or b is None:
+                raise ValueError(f"entry {names[i] if w is None else names[i + 1]!r} is missing")
+            for name, value in ((names[i], w), (names[i + 1], b)):
+                value = np.asarray(value)
+                if value.dtype.kind not in "fiu":
+                    raise ValueError(f"entry {name!r} holds {value.dtype}, expected real numbers")
+                if not np.isfinite(value).all():
+                    raise ValueError(f"entry {name!r} holds values that are not finite (NaN or infinity)")
+            rows = hidden[i // 2] if i // 2 < len(hidden) else (NUM_ACTIONS if names is actor else 1)
+            expected = (rows, width if width is not None else (np.shape(w) + (0, 0))[1])
+            if np.shape(w) != expected or np.shape(b) != (rows,):
+                raise ValueError(f"entry {names[i]!r} has shape {np.shape(w)} and its bias {np.shape(b)}, "
+                                 f"expected {expected} and ({rows},) for hidden {hidden}")
+            width = rows
+
+
+def trained_players(config: Mapping) -> tuple[int, ...] | None:
+    """Player counts a checkpoint was trained or evaluated on (train ``mix`` and ``rules``); None if it does not say."""
+    counts: set[int] = set()
+    rules = config.get("rules")
+    if rules is not None:
+        try:
+            counts.add(Rules.make(**rules).num_players)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"config entry 'rules' is not a valid rule set ({str(e)[:120]})") from None
+    train = config.get("train")
+    if train is not None and not isinstance(train, dict):
+        raise ValueError(f"config entry 'train' must be an object, not {short_repr(train)}")
+    mix = (train or {}).get("mix")
+    if mix is not None:
+        if not isinstance(mix, list) or not mix or not all(type(n) is int and MIN_PLAYERS <= n <= MAX_PLAYERS for n in mix):
+            raise ValueError(f"config entry 'train.mix' must be a list of player counts {MIN_PLAYERS} to {MAX_PLAYERS}, "
+                             f"not {short_repr(mix)}")
+        counts.update(mix)
+    return tuple(sorted(counts)) or None
+
