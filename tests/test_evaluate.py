@@ -98,7 +98,7 @@ def test_play_games_records_agree_with_the_scoring_rules():
     agents = [FixedBidAgent(1), FixedBidAgent(0), FixedBidAgent(2)]
     finished = []
     records = play_games(rules, [agents, agents[::-1]], [11, 12], progress=finished.append)
-    assert sum(finished) == 2
+    assert finished == [2, 2, 2]  # progress by rounds: the first, second and third of both games
     assert records.seeds.tolist() == [11, 12]
     assert records.hand_sizes.tolist() == [[1, 4, 2]] * 2
     assert (records.tricks.sum(axis=2) == records.hand_sizes).all()

@@ -78,7 +78,7 @@ def play_games(
 
     Up to ``batch_size`` games run in lockstep on ``WizardBatch``; at each step every agent
     decides, in one ``act_batch`` call, for all the games where it is to move. ``progress(count)``
-    is called as games finish. Same arguments, same records.
+    is called as rounds finish (``count`` rounds of any games). Same arguments, same records.
     """
     n = rules.num_players
     if batch_size < 1:
@@ -120,8 +120,8 @@ def _play_batch(rules: Rules, tables: Sequence[Sequence[Agent]], seeds: Sequence
         rounds_done[ended] += 1
         over = np.flatnonzero(batch.game_over)
         records.totals[offset + over] = batch.final_totals[over]
-        if progress is not None and over.size:
-            progress(int(over.size))
+        if progress is not None and ended.size:
+            progress(int(ended.size))  # by rounds: games in lockstep all finish at the very end
 
 
 def seatings(num_players: int, permutations: bool = False) -> list[tuple[int, ...]]:
@@ -350,8 +350,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--reference {args.reference!r} is not one of --agents: {', '.join(dict.fromkeys(specs))}")
     out = args.out or f"runs/eval-{args.seed}"
     check_writable(out, folder=True)  # before the games, not after
-    games = args.games * len(seatings(rules.num_players, args.permutations))
-    with tqdm(total=games, desc="eval", unit="game", file=sys.stderr, leave=False,
+    rounds = args.games * len(seatings(rules.num_players, args.permutations)) * rules.num_rounds
+    with tqdm(total=rounds, desc="eval", unit="round", file=sys.stderr, leave=False,
               disable=args.quiet or not sys.stderr.isatty()) as bar:
         result = evaluate(rules, specs, args.games, args.seed, args.permutations, args.reference, progress=bar.update)
     paths = eval_report.write(result, out)
