@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import re
+import stat
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -392,3 +398,120 @@ def test_format_game_shows_every_round_trick_and_the_winner():
     best = winners(totals)
     assert f"seat {best[0]} ({record['seats'][best[0]]})" in text.splitlines()[-1]
     assert np.array(totals).max() == int(text.splitlines()[-1].rsplit(" ", 1)[1])
+
+
+# -- wizard replay shows only what could have happened, bounded -------------------------------------
+
+
+def _not_held(record: dict) -> None:
+    play = record["rounds"][1]["tricks"][0]["plays"][0]
+    hand = record["rounds"][1]["hands"][play["seat"]]
+    play["card"] = next(c for c in ("Ah", "Kh", "Qh") if c not in hand)
+
+
+IMPOSSIBLE = {
+    "dealer -1": (lambda r: r["rounds"][0].update(dealer=-1), r"round 1: dealer -1 is not a seat \(0 to 2\)"),
+    "dealer 99": (lambda r: r["rounds"][0].update(dealer=99), r"round 1: dealer 99 is not a seat \(0 to 2\)"),
+    "bid 75": (lambda r: r["rounds"][1]["bids"][0].update(bid=75), "round 2: seat .* bids 75, but bids go from 0 to 2"),
+    "bid by seat 7": (lambda r: r["rounds"][1]["bids"][0].update(seat=7), "round 2: bid by seat 7 is not a seat"),
+    "card not held": (_not_held, "round 2, trick 1: seat .* plays .*, which it does not hold"),
+    "not a card": (lambda r: r["rounds"][0]["hands"][0].__setitem__(0, "Zz"), "round 1: 'Zz' is not a card name"),
+    "card dealt twice": (lambda r: r["rounds"][1].update(trump_card="Jes", hands=[["Jes", "Jes"]] * 3),
+                         "round 2: Jes is dealt 7 times, but the deck holds 4"),
+    "hand too long": (lambda r: r["rounds"][0]["hands"][0].append("2c"), "round 1: seat 0 holds 2 cards, but the round deals 1"),
+    "winner 5": (lambda r: r["rounds"][0]["tricks"][0].update(winner=5), "round 1, trick 1: winner 5 is not a seat"),
+    "trump x": (lambda r: r["rounds"][0].update(trump="x"), "round 1: trump 'x' is not a suit"),
+    "round 7": (lambda r: r["rounds"][1].update(round=7), "round 2: 'round' is 7, expected 2"),
+}
+
+
+@pytest.mark.parametrize("case", IMPOSSIBLE)
+def test_replay_without_check_refuses_impossible_content_in_one_line(case, tmp_path, capsys):
+    from wizard_env.cli import main
+
+    change, message = IMPOSSIBLE[case]
+    record = next(_records(1))
+    change(record)
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert main(["replay", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"wizard: error: {path}, line 1: ")
+    assert re.search(message, err), err
+
+
+def test_replay_cuts_long_agent_names_so_output_stays_small(tmp_path, capsys):
+    from wizard_env.cli import main
+
+    record = next(_records(1))
+    record["seats"][1] = "ppo:" + "x" * 100_000
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert max(map(len, out.splitlines())) < 200 and re.search(r"seat 1 \(ppo:x+\.\.\.x+\)", out)
+
+
+def test_replay_refuses_a_line_too_long_to_be_a_game(tmp_path, capsys):
+    from wizard_env.cli import main
+
+    record = next(_records(1))
+    record["seats"][1] = "x" * (5 << 20)
+    path = tmp_path / "huge.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err == f"wizard: error: {path}, line 1: longer than 4 MiB, so not a game record (a game's line is under 100 kB)\n"
+
+
+# -- wizard replay reads only what it needs, shows progress on a terminal, never blocks -----------------
+
+
+def test_replay_of_one_game_reads_no_further_lines(good_file, capsys):
+    from wizard_env.cli import main
+
+    with open(good_file, "a") as f:
+        f.write("not json at all\n")
+    assert main(["replay", str(good_file), "--game", "2"]) == 0
+    assert capsys.readouterr().out.startswith(f"{good_file}: game 2\n")
+    assert main(["replay", str(good_file), "--game", "2", "--check"]) == 2  # --check reads every line
+    assert f"{good_file}, line 4: not valid JSON" in capsys.readouterr().err
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_replay_check_shows_progress_on_a_terminal_only(good_file, capsys, monkeypatch):
+    from wizard_env.cli import main
+
+    assert main(["replay", str(good_file), "--check"]) == 0
+    assert capsys.readouterr().err == ""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["replay", str(good_file), "--check"]) == 0
+    assert "reading:" in terminal.getvalue() and "B/s" in terminal.getvalue()
+    assert "all 3 games re-play identically" in capsys.readouterr().out
+
+
+def test_replay_of_a_fifo_nobody_writes_to_does_not_block(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    run = subprocess.run([sys.executable, "-m", "wizard_env", "replay", str(fifo)], capture_output=True, text=True,
+                         timeout=120)  # a guard against the hang this test is about, not a timing
+    assert run.returncode == 2
+    assert run.stderr == f"wizard: error: {fifo}: holds no games (a pipe nobody wrote to)\n"
+
+
+def test_replay_refuses_a_device(tmp_path, capsys):
+    from wizard_env.cli import main
+
+    zero = tmp_path / "zero"
+    try:
+        os.mknod(zero, 0o666 | stat.S_IFCHR, os.makedev(1, 5))  # a /dev/zero of our own: endless, no newline
+        os.close(os.open(zero, os.O_RDONLY))
+    except OSError:
+        pytest.skip("device nodes cannot be made or opened here (needs root and a dev mount)")
+    assert main(["replay", str(zero)]) == 2
+    assert capsys.readouterr().err == f"wizard: error: {zero}: is a device or socket, not a replay file\n"

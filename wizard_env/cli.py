@@ -18,6 +18,7 @@ import importlib
 import os
 import secrets
 import signal
+import stat
 import sys
 import threading
 from typing import Iterator, Sequence
@@ -31,7 +32,7 @@ from .cards import SUITS, card_name, parse_card
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
 from .observation import is_foresight_round, observe
 from .render import render_text
-from .replay import ReplayError, ReplayWriter, describe_rules, format_game, game_record, iter_replays, replay_game
+from .replay import ReplayError, ReplayWriter, describe_rules, format_game, game_record, parse_line, replay_game, replay_lines
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, winners
 from .simulate import SeatSummary, play_game, summarise
 
@@ -174,23 +175,31 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Print one game of a replay file (and re-play every game with --check)."""
+    """Print one game of a replay file; with --check re-play every game (reading the lines before it only then)."""
     if args.game < 1:
         raise ValueError(f"--game counts from 1, not {args.game}")
     chosen, count = None, 0
-    for count, record in enumerate(iter_replays(args.file), 1):
-        if args.check:
-            try:
-                replay_game(record)
-            except ReplayError as err:
-                raise ReplayError(f"{args.file}, game {count}: {err}") from None
-        if count == args.game:
-            chosen = record
+    size = os.path.getsize(args.file) if os.path.isfile(args.file) else None
+    with tqdm(total=size, desc="reading", unit="B", unit_scale=True, file=sys.stderr, leave=False,
+              disable=not sys.stderr.isatty()) as bar:
+        for count, (lineno, raw) in enumerate(replay_lines(args.file, bar.update), 1):
+            if args.check or count == args.game:
+                record = parse_line(args.file, lineno, raw)
+            if args.check:
+                try:
+                    replay_game(record)
+                except ReplayError as err:
+                    raise ReplayError(f"{args.file}, game {count}: {err}") from None
+            if count == args.game:
+                chosen = record
+                if not args.check:
+                    break
     if count == 0:
-        raise ReplayError(f"{args.file}: holds no games")
+        pipe = " (a pipe nobody wrote to)" if stat.S_ISFIFO(os.stat(args.file).st_mode) else ""
+        raise ReplayError(f"{args.file}: holds no games{pipe}")
     if chosen is None:
         raise ValueError(f"{args.file} holds {count} game{'s' if count != 1 else ''}; --game must be 1 to {count}")
-    print(f"{args.file}: game {args.game} of {count}")
+    print(f"{args.file}: game {args.game}" + (f" of {count}" if args.check else ""))
     if args.check:
         print(f"all {count} games re-play identically on this engine")
     print()
@@ -362,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Print a recorded game round by round.")
     rep.add_argument("file", metavar="FILE", help="a replay file written by 'wizard simulate --replay'")
     rep.add_argument("--game", type=int, default=1, metavar="K",
-                     help="which game of the file to show, counting from 1 (default 1, the first)")
+                     help="which game of the file to show, counting from 1 (default 1, the first); "
+                     "without --check the lines after it are not read")
     rep.add_argument("--check", action="store_true", help="also re-play every game on the engine and compare")
     rep.set_defaults(run=cmd_replay)
 

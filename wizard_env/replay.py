@@ -21,12 +21,15 @@ own log (``WizardGame(rules, seed, record=True).log``), so this module never res
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import stat
+from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
-from .cards import SUITS, WIZARD_NAME, parse_card
+from .cards import DECK_COUNTS, SUITS, WIZARD_NAME, card_name, parse_card
 from .files import AtomicWriter
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, WizardGame
 from .rules import Rules, winners
@@ -181,8 +184,60 @@ def _check_round(rnd: Any, where: str, n: int) -> None:
             _require(play, f"{at}, play {p + 1}", {"seat": "int", "card": (str,)})
 
 
+def _card(name: str, where: str) -> int:
+    try:
+        return parse_card(name)
+    except ValueError:
+        raise ReplayError(f"{where}: {name!r:.20} is not a card name") from None
+
+
+def _seat(value: int, what: str, where: str, n: int) -> int:
+    if not 0 <= value < n:
+        raise ReplayError(f"{where}: {what} {value!r:.20} is not a seat (0 to {n - 1})")
+    return value
+
+
+def _check_round_ranges(rnd: dict, where: str, index: int, rules: Rules) -> None:
+    """Every number in its range and every card dealt from the deck and played by the seat holding it."""
+    n, size = rules.num_players, rules.hand_sizes[index]
+    if rnd["round"] != index + 1:
+        raise ReplayError(f"{where}: 'round' is {rnd['round']!r:.20}, expected {index + 1}")
+    _seat(rnd["dealer"], "dealer", where, n)
+    held = [Counter(_card(card, where) for card in hand) for hand in rnd["hands"]]
+    for seat, hand in enumerate(rnd["hands"]):
+        if len(hand) != size:
+            raise ReplayError(f"{where}: seat {seat} holds {len(hand)} cards, but the round deals {size}")
+    dealt = sum(held, Counter()) + Counter([] if rnd["trump_card"] is None else [_card(rnd["trump_card"], where)])
+    for card, count in dealt.items():
+        if count > DECK_COUNTS[card]:
+            raise ReplayError(f"{where}: {card_name(card)} is dealt {count} times, but the deck holds {DECK_COUNTS[card]}")
+    if rnd["trump"] is not None and (len(rnd["trump"]) != 1 or rnd["trump"] not in SUITS):
+        raise ReplayError(f"{where}: trump {rnd['trump']!r:.20} is not a suit ({', '.join(SUITS)} or null)")
+    if len(rnd["bids"]) > n or len({b["seat"] for b in rnd["bids"]}) != len(rnd["bids"]):
+        raise ReplayError(f"{where}: {len(rnd['bids'])} bids, but each of the {n} seats bids once")
+    for b in rnd["bids"]:
+        _seat(b["seat"], "bid by seat", where, n)
+        if not 0 <= b["bid"] <= size:
+            raise ReplayError(f"{where}: seat {b['seat']} bids {b['bid']!r:.20}, but bids go from 0 to {size}")
+    if len(rnd["tricks"]) > size:
+        raise ReplayError(f"{where}: {len(rnd['tricks'])} tricks, but the round has {size}")
+    for t, trick in enumerate(rnd["tricks"], 1):
+        at = f"{where}, trick {t}"
+        _seat(trick["leader"], "leader", at, n)
+        _seat(trick["winner"], "winner", at, n)
+        if len(trick["plays"]) > n:
+            raise ReplayError(f"{at}: {len(trick['plays'])} cards played by {n} players")
+        for play in trick["plays"]:
+            seat, card = _seat(play["seat"], "play by seat", at, n), _card(play["card"], at)
+            if held[seat][card] == 0:
+                raise ReplayError(f"{at}: seat {seat} plays {card_name(card)}, which it does not hold")
+            held[seat][card] -= 1
+    if not all(0 <= won <= size for won in rnd["tricks_won"]):
+        raise ReplayError(f"{where}: 'tricks_won' {rnd['tricks_won']!r:.60} must each be 0 to {size}")
+
+
 def check_record(record: Any) -> dict:
-    """``record`` if it has the ``wizard-replay/1`` shape (keys, types, lengths, valid rules), else ReplayError."""
+    """``record`` if it has the ``wizard-replay/1`` shape (keys, types, lengths, rules, ranges, cards held), else ReplayError."""
     if not isinstance(record, dict):
         raise ReplayError(f"not a JSON object but {type(record).__name__}")
     if "format" not in record:
@@ -208,29 +263,64 @@ def check_record(record: Any) -> dict:
         raise ReplayError(f"{len(record['rounds'])} rounds recorded, but the rules play {rules.num_rounds}")
     for i, rnd in enumerate(record["rounds"]):
         _check_round(rnd, f"round {i + 1}", n)
+        _check_round_ranges(rnd, f"round {i + 1}", i, rules)
     return record
 
 
-def iter_replays(path: str | os.PathLike) -> Iterator[dict]:
+#: The longest line read as a game: a real one is under 100 kB (3 players, 20 rounds, legal choices written).
+MAX_LINE_BYTES = 4 << 20
+
+
+def _open_replay(path: str | os.PathLike) -> BinaryIO:
+    """A regular file or a pipe, opened without waiting for a writer (a FIFO nobody writes to reads as empty)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    mode = os.fstat(fd).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        os.close(fd)
+        kind = "a folder" if stat.S_ISDIR(mode) else "a device or socket"
+        raise ReplayError(f"{os.fspath(path)}: is {kind}, not a replay file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def replay_lines(path: str | os.PathLike, progress: Callable[[int], object] | None = None) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a replay file with their numbers, read lazily; ``progress(n)`` hears of every byte read."""
+    with _open_replay(path) as file:
+        for lineno in itertools.count(1):
+            raw = file.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            if progress is not None:
+                progress(len(raw))
+            if len(raw) > MAX_LINE_BYTES:
+                raise ReplayError(f"{os.fspath(path)}, line {lineno}: longer than {MAX_LINE_BYTES >> 20} MiB, "
+                                  "so not a game record (a game's line is under 100 kB)")
+            if raw.strip():
+                yield lineno, raw
+
+
+def parse_line(path: str | os.PathLike, lineno: int, raw: bytes) -> dict:
+    """The validated record on one line of a replay file (ReplayError names file and line)."""
+    where = f"{os.fspath(path)}, line {lineno}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReplayError(f"{where}: not UTF-8 text: not a Wizard replay file") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as err:
+        hint = " (the line is cut short)" if not raw.endswith(b"\n") else ""
+        raise ReplayError(f"{where}: not valid JSON{hint}: {err.msg} at column {err.colno}") from None
+    try:
+        return check_record(record)
+    except ReplayError as err:
+        raise ReplayError(f"{where}: {err}") from None
+
+
+def iter_replays(path: str | os.PathLike, progress: Callable[[int], object] | None = None) -> Iterator[dict]:
     """Validated records of a replay file, one per line, read lazily (ReplayError names file and line)."""
-    with open(path, "rb") as file:
-        for lineno, raw in enumerate(file, 1):
-            where = f"{os.fspath(path)}, line {lineno}"
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ReplayError(f"{where}: not UTF-8 text: not a Wizard replay file") from None
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as err:
-                hint = " (the line is cut short)" if not raw.endswith(b"\n") else ""
-                raise ReplayError(f"{where}: not valid JSON{hint}: {err.msg} at column {err.colno}") from None
-            try:
-                yield check_record(record)
-            except ReplayError as err:
-                raise ReplayError(f"{where}: {err}") from None
+    for lineno, raw in replay_lines(path, progress):
+        yield parse_line(path, lineno, raw)
 
 
 def read_replays(path: str | os.PathLike) -> list[dict]:
@@ -318,8 +408,17 @@ def replay_game(record: dict) -> WizardGame:
 # -- text view -------------------------------------------------------------------------------
 
 
+#: Agent names longer than this are shown cut in the middle.
+MAX_NAME_SHOWN = 60
+
+
+def _clip(text: str, limit: int = MAX_NAME_SHOWN) -> str:
+    half = (limit - 3) // 2
+    return text if len(text) <= limit else f"{text[:half]}...{text[-half:]}"
+
+
 def _seat_names(record: dict) -> list[str]:
-    return [f"seat {seat} ({agent})" for seat, agent in enumerate(record["seats"])]
+    return [f"seat {seat} ({_clip(agent)})" for seat, agent in enumerate(record["seats"])]
 
 
 def _hand_sizes_text(sizes: Sequence[int]) -> str:
@@ -370,6 +469,7 @@ def _format_round(rnd: dict, names: list[str], num_rounds: int) -> list[str]:
 
 def format_game(record: dict) -> str:
     """A readable round-by-round view: dealer, hands, trump, bids, every trick, tricks won, scores, totals."""
+    check_record(record)
     rules = Rules.from_dict(record["num_players"], record["rules"])
     names = _seat_names(record)
     lines = [f"Game seed {record['seed']}: {describe_rules(rules)}", "Seats: " + ", ".join(names), ""]
