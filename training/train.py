@@ -22,7 +22,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import inspect
 import os
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -55,35 +57,41 @@ class TrainConfig:
 
     learn: str = "both"  #: phases the network decides: both, bid (trump and bids) or play
     mix: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  #: player counts of the training games (one network)
-    timesteps: int = 3_000_000  #: learner decisions of PPO training (after the warm start)
-    max_minutes: float = 18.0  #: stop PPO early (with a final checkpoint) after this much wall time
+    timesteps: int = 3_000_000  #: learner decisions of PPO training after the warm start, rounded up to whole rollouts
+    max_minutes: float = 18.0  #: stop PPO after this much wall time, at the last whole rollout (a final checkpoint; --resume continues)
     seed: int = 0  #: seeds the games, the opponents, the warm start and torch
     num_envs: int = 512  #: games played in lockstep
-    n_steps: int = 16  #: steps per game per rollout (rollout = num_envs * n_steps decisions)
+    n_steps: int = 16  #: steps per game per rollout (a rollout is num_envs * n_steps decisions)
     batch_size: int = 2048  #: PPO minibatch
     n_epochs: int = 6  #: PPO epochs per rollout
-    learning_rate: float = 1e-4  #: 3e-4 drifted from the cloned play (-15 at 150k steps), 1e-4 improved slowly
-    ent_coef: float = 0.0  #: the smoothed clone keeps the policy exploring; an entropy bonus only added noise
-    clip_range: float = 0.2
-    gamma: float = 1.0  #: within an episode (a round by default) scores are not discounted
-    gae_lambda: float = 1.0  #: Monte Carlo returns within a round: the critic explains little of a round's score
+    learning_rate: float = 1e-4  #: PPO's step size (3e-4 drifted from the cloned play, -15 at 150k steps; 1e-4 improved slowly)
+    ent_coef: float = 0.0  #: entropy bonus (0: the smoothed clone keeps exploring; a bonus only added noise)
+    clip_range: float = 0.2  #: PPO's clip of the policy ratio
+    gamma: float = 1.0  #: discount within an episode (1: a round's scores are not discounted)
+    gae_lambda: float = 1.0  #: GAE lambda (1: Monte Carlo returns; the critic explains little of a round's score)
     episode: str = "round"  #: the learner's episode: a round (less variance) or a game
     reward_scale: float = 0.01  #: round scores (about -100..+200) to about -1..+2
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of policy and value nets
     advice: bool = True  #: the policy also reads RuleAgent's choice (``training.advice``)
-    activation: str = "relu"
-    pool: dict[str, float] = field(default_factory=lambda: {"rule": 0.5, "self": 0.45, "random": 0.05})
+    activation: str = "relu"  #: activation of the hidden layers: relu or tanh
+    pool: dict[str, float] = field(default_factory=lambda: {"rule": 0.5, "self": 0.45, "random": 0.05})  #: opponent mix as weights
     snapshots: int = 8  #: self-play snapshots kept in the pool (the newest)
     snapshot_every: int = 250_000  #: steps between snapshots
-    bc_games: int = 0  #: RuleAgent games to clone per player count (0: a default per learn mode)
-    bc_epochs: int = 3
+    bc_games: int = 0  #: RuleAgent games to clone per player count (0: 200, or 2,000 for --learn bid --no-advice)
+    bc_epochs: int = 3  #: epochs of cloning RuleAgent's decisions
     bc_smoothing: float = 0.1  #: share of each cloned target spread over the legal actions (keeps PPO exploring)
     target_kl: float = 0.0  #: stop a rollout's PPO epochs early past this KL (0: never)
     eval_every: int = 500_000  #: steps between evaluations against RuleAgent
-    eval_deals: int = 200  #: duplicate deals per evaluation (each played in 4 rotations)
+    eval_deals: int = 200  #: duplicate deals per evaluation (each played in every seat rotation)
     checkpoint_every: int = 250_000  #: steps between checkpoints
-    torch_threads: int = 1  #: one thread: on a busy 2-core machine two threads ran 7x slower
+    torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran 7x slower)
     init_from: str = ""  #: start from this checkpoint's weights instead of the warm start (same network)
+
+
+def field_docs(cls) -> dict[str, str]:
+    """The ``#:`` comment of each field of a dataclass, by field name (``wizard train --help`` shows them)."""
+    lines = inspect.getsource(cls).splitlines()
+    return {m[1]: m[2] for m in (re.match(r"\s+(\w+):.*#:\s*(.+)$", line) for line in lines) if m}
 
 
 def rules_json(rules: Rules) -> dict:
@@ -404,31 +412,30 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard train`` (the variant options are already there)."""
-    d = TrainConfig()
+    d, docs = TrainConfig(), {k: v.replace("%", "%%") for k, v in field_docs(TrainConfig).items()}
     parser.add_argument("--out", default="runs/train", help="output folder (default runs/train)")
     parser.add_argument("--resume", action="store_true", help="continue from --out/checkpoints/latest.npz")
     parser.add_argument("--init-from", default="", metavar="CHECKPOINT",
                         help="a new run that starts from this checkpoint's weights (same --hidden and advice) instead of "
                         "the warm start, e.g. --learn both after a --learn bid run")
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
-                        help=f"decisions to learn; RuleAgent makes the others (default {d.learn})")
+                        help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     for name in ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_deals",
                  "checkpoint_every", "snapshot_every", "snapshots", "bc_games", "bc_epochs", "torch_threads"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(d, name),
-                            help=f"default {getattr(d, name)}")
+                            help=f"{docs[name]} (default {getattr(d, name):,})")
     for name in ("max_minutes", "learning_rate", "ent_coef", "reward_scale", "bc_smoothing", "target_kl", "gae_lambda",
                  "clip_range"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(d, name),
-                            help=f"default {getattr(d, name)}")
+                            help=f"{docs[name]} (default {getattr(d, name):g})")
     parser.add_argument("--episode", choices=("round", "game"), default=d.episode,
-                        help="the learner's episode: a round (default) or a whole game")
+                        help=f"{docs['episode']} (default {d.episode})")
     parser.add_argument("--no-advice", dest="advice", action="store_false",
                         help="the policy reads only the observation, not RuleAgent's choice as well")
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
-                        help="player counts of the training games, all learned by one network (default %(default)s); "
-                        "--players sets the count of the learning-curve evaluations")
+                        help=f"{docs['mix']} (default %(default)s); --players sets the count of the learning-curve evaluations")
     parser.add_argument("--pool", default=",".join(f"{k}={v}" for k, v in d.pool.items()),
-                        help="opponent mix as weights (default %(default)s)")
+                        help=f"{docs['pool']} (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
 
 
