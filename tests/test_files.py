@@ -106,6 +106,20 @@ def test_writing_onto_a_character_device_writes_through(tmp_path):
     assert stat.S_ISCHR(os.lstat(null).st_mode) and os.listdir(tmp_path) == ["null"]
 
 
+def test_writing_onto_stdout_redirected_to_a_file_keeps_the_link_and_what_stdout_wrote(tmp_path):
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")  # as /dev/stdout is
+    with open(tmp_path / "out.txt", "w") as out:
+        run = subprocess.run([sys.executable, "-m", "wizard_env", "simulate", "--players", "3", "--rounds", "1",
+                              "--games", "2", "--replay", str(link)], stdout=out, stderr=subprocess.PIPE, text=True,
+                             timeout=120, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    lines = (tmp_path / "out.txt").read_text().splitlines()
+    assert [json.loads(line)["format"] for line in lines[:2]] == ["wizard-replay/1"] * 2
+    assert lines[2].startswith("3 players, 1 round") and lines[-1] == f"replays: 2 games written to {link}"
+    assert os.readlink(link) == "/proc/self/fd/1"
+
+
 def test_writing_onto_a_socket_is_refused_naming_it(tmp_path):
     path = tmp_path / "sock"
     server = socket.socket(socket.AF_UNIX)

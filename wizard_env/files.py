@@ -34,15 +34,31 @@ def _refused(path: str | os.PathLike, mode: int) -> OSError:
     return OSError(errno.EINVAL, f"is {kind}: refusing to write over it", os.fspath(path))
 
 
+def _own_descriptor(path: str | os.PathLike) -> int | None:
+    """N when ``path`` leads to ``/proc/self/fd/N`` (``/dev/stdout``, ``/dev/fd/1``): a file this process has open."""
+    link, fds = os.path.abspath(path), f"/proc/{os.getpid()}/fd"
+    for _ in range(40):  # the kernel's limit on links followed
+        if os.path.realpath(os.path.dirname(link)) == fds and os.path.basename(link).isdigit():
+            return int(os.path.basename(link))
+        if not os.path.islink(link):
+            return None
+        link = os.path.join(os.path.dirname(link), os.readlink(link))
+    return None
+
+
 def output_target(path: str | os.PathLike) -> tuple[Path, bool]:
-    """The file writing ``path`` changes (a symlink's final target) and whether it is written through (device, FIFO)."""
+    """The file writing ``path`` changes (a symlink's final target) and whether it is written through.
+
+    Written through: a device, a FIFO, and a file this process has open (``/dev/stdout`` redirected to a
+    file, whose content so far must stay).
+    """
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
         mode = None  # a new file (or a symlink to one): created where the link points
     except OSError as err:
         raise named(err, path) from None
-    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or _own_descriptor(path) is not None):
         return Path(path), True
     if mode is not None and not stat.S_ISREG(mode):
         raise _refused(path, mode)
@@ -64,7 +80,10 @@ def _create_temp(target: Path, path: str | os.PathLike) -> tuple[int, Path]:
 
 
 def _open_stream(path: str | os.PathLike) -> int:
-    """Open a device or FIFO for writing without waiting for a reader that may never come."""
+    """Open a device, FIFO or descriptor for writing, without waiting for a reader that may never come."""
+    own = _own_descriptor(path)
+    if own is not None:
+        return os.dup(own)  # shares the offset: a redirected stdout goes on after what we write
     try:
         fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
     except OSError as err:
