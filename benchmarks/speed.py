@@ -12,7 +12,7 @@ figures taken in the same run:
 
 1. the AEC env (``wizard_env.env``): an ``agent_iter()`` loop that reads ``last()`` (observation
    and mask built every step) and plays a random legal action; decisions per second.
-2. OpenSpiel's ``oh_hell`` (C++ through pyspiel, when installed: ``pip install .[bench]``) with the
+2. OpenSpiel's ``oh_hell`` (C++ through pyspiel, when installed: ``pip install -c constraints.txt -e '.[bench]'``) with the
    same loop shape, its information-state tensor taken as a numpy float32 array each step; also
    with no observation at all. Chance nodes (the deal) are not counted as decisions.
 3. the batched engine, ``WizardBatch``: observations and masks of all B acting seats and one
@@ -180,7 +180,7 @@ def table(results: dict) -> str:
     spiel, bare = results["openspiel_tensor"], results["openspiel_no_observation"]
 
     def vs(value: float, peer: float | None) -> str:
-        return f"{value / peer:.2f}x" if peer else "n/a (pip install .[bench])"
+        return f"{value / peer:.2f}x" if peer else "n/a (pip install -c constraints.txt -e '.[bench]')"
 
     rows = [("AEC env (agent_iter, last(), random legal)", results["aec_env"], "decisions/s", vs(results["aec_env"], spiel))]
     if spiel:

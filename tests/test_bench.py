@@ -28,7 +28,7 @@ def test_the_table_says_when_openspiel_is_missing():
                "aec_env": 10.0, "openspiel_tensor": None, "openspiel_no_observation": None,
                "batch": [{"batch_size": 2, "decisions_per_s": 20.0, "state_bytes_per_game": 100.0}]}
     text = table(results)
-    assert "pip install .[bench]" in text and "OpenSpiel oh_hell" not in text
+    assert "pip install -c constraints.txt -e '.[bench]'" in text and "OpenSpiel oh_hell" not in text
 
 
 @pytest.mark.parametrize(
