@@ -289,6 +289,13 @@ def test_errors_exit_2_without_traceback_from_the_command(args):
     assert "Traceback" not in run.stderr and run.stdout == ""
 
 
+def test_version_is_the_installed_distributions(capsys):
+    from importlib import metadata
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"wizard {metadata.version('wizard-env')}\n"
+
+
 def test_replay_game_out_of_range_names_the_count(replay_file):
     run = wizard("replay", str(replay_file), "--game", "4")
     assert run.returncode == 2

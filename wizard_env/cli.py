@@ -348,9 +348,20 @@ def cmd_play(args: argparse.Namespace) -> int:
 # -- entry point ---------------------------------------------------------------------------------
 
 
+def installed_version() -> str:
+    """The version of the installed wizard-env distribution (pyproject.toml's), or a note that it is not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("wizard-env")
+    except metadata.PackageNotFoundError:
+        return "(version unknown: wizard-env is not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``wizard`` argument parser with its three subcommands."""
     parser = _Parser(prog="wizard", description="Wizard card game: simulate agents, show replays, play a seat.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     variant = _variant_options()
     known = ", ".join(AGENT_NAMES)
