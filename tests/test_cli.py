@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from agents.rule_agent import RuleAgent
 from wizard_env.cards import WIZARD, hand_names
 from wizard_env.cli import main, parse_rounds
 from wizard_env.game import WizardGame, deal, first_dealer
+from wizard_env.render import render_text
 from wizard_env.replay import read_replays
 from wizard_env.rules import Rules
 
@@ -201,11 +203,33 @@ def test_play_asks_the_dealer_for_trump_after_a_turned_wizard():
     seed = next(s for s in range(5000) if needs_trump(s, 3, [1], 0, 0))
     (card,) = hand_at(seed, 3, [1], 0, 0)
     run = wizard("play", "--players", "3", "--rounds", "1", "--seed", str(seed), "--opponents", "random",
-                 stdin=f"x\nh\n0\n{card}\n")
+                 stdin=f"x\nHearts\n0\n{card}\n")
     assert run.returncode == 0, run.stderr
-    assert "A Wizard was turned: name trump (c d h s):" in run.stdout
+    assert "A Wizard was turned: name trump (c clubs, d diamonds, h hearts, s spades):" in run.stdout
     assert "'x' is not a suit" in run.stdout
     assert "you (seat 0) names trump: h" in run.stdout
+
+
+def test_play_enter_plays_the_only_legal_card_and_the_table_shows_the_round_so_far():
+    sizes = [1, 2]
+    seed = next(s for s in range(100) if not any(needs_trump(s, 3, sizes, r, 0) for r in (0, 1)))
+    (first,) = hand_at(seed, 3, sizes, 0, 0)
+    c1, c2 = hand_at(seed, 3, sizes, 1, 0)
+    # Enter plays the one card of round 1; in round 2 whichever card is legal first, the other one follows
+    run = wizard("play", "--players", "3", "--rounds", "2", "--seed", str(seed), "--opponents", "rule",
+                 stdin=f"0\n\n1\n{c1}\n{c2}\n\n")
+    assert run.returncode == 0, run.stderr
+    assert f"Play a card ({first}; Enter plays it):" in run.stdout and f"you (seat 0) plays {first}" in run.stdout
+    round_two = run.stdout.split("=== Round 2/2")[1]
+    assert re.search(r"Bids so far: \d for 2 tricks", round_two)
+    assert re.search(r"Trick 1: \S+ \S+ \S+  \(led by .+, won by .+\)", round_two)  # shown before the last card
+
+
+def test_a_long_hand_gets_lines_of_its_own_within_80_columns():
+    game = WizardGame(Rules.make(3, [20]), seed=0)
+    text = render_text(game, names=["you (seat 0)", "rule (seat 1)", "rule (seat 2)"])
+    assert max(map(len, text.splitlines())) <= 80
+    assert sum(len(line.split()) - 1 for line in text.splitlines() if line.lstrip().startswith("hand:")) == 60
 
 
 def test_play_shows_only_what_the_seat_may_see():

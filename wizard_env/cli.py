@@ -36,6 +36,8 @@ from .replay import ReplayError, ReplayWriter, describe_rules, format_game, game
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, winners
 from .simulate import SeatSummary, play_game, summarise
 
+#: What ``play`` accepts for each suit of ``SUITS`` besides its letter (and the singular).
+SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
 #: Game seeds drawn by ``simulate`` stay below 2**53, so every JSON reader holds them exactly.
 MAX_GAME_SEED = 2**53
 USAGE_ERROR = 2
@@ -238,12 +240,14 @@ def _ask_action(game: WizardGame, seat: int) -> int:
     """Ask the person for a legal action, re-asking with a message after bad input."""
     mask = game.legal_mask()
     if game.phase == Phase.TRUMP:
-        prompt = f"A Wizard was turned: name trump ({' '.join(SUITS)}): "
+        choices = ", ".join(f"{letter} {word}" for letter, word in zip(SUITS, SUIT_WORDS))
+        prompt = f"A Wizard was turned: name trump ({choices}): "
         while True:
             text = _read(prompt).lower()
-            if len(text) == 1 and text in SUITS:
-                return TRUMP_OFFSET + SUITS.index(text)
-            print(f"  {text!r} is not a suit: type one of {' '.join(SUITS)}")
+            for index, (letter, word) in enumerate(zip(SUITS, SUIT_WORDS)):
+                if text in (letter, word, word[:-1]):  # h, hearts or heart
+                    return TRUMP_OFFSET + index
+            print(f"  {text!r} is not a suit: type one of {choices}")
     if game.phase == Phase.BID:
         legal = [int(b) for b in np.flatnonzero(mask[BID_OFFSET:CARD_OFFSET])]  # indices are bids
         prompt = f"Your bid ({' '.join(map(str, legal))}): "
@@ -257,10 +261,11 @@ def _ask_action(game: WizardGame, seat: int) -> int:
     if is_foresight_round(game):  # the card is on your forehead: play it unseen
         _read("Foresight round: your card is hidden from you. Press Enter to play it: ")
         return CARD_OFFSET + parse_card(legal_cards[0])
-    prompt = f"Play a card ({' '.join(legal_cards)}): "
+    single = len(legal_cards) == 1
+    prompt = f"Play a card ({' '.join(legal_cards)}{'; Enter plays it' if single else ''}): "
     while True:
         text = _read(prompt)
-        name = _normalise_card(text) if text else text
+        name = legal_cards[0] if single and not text else _normalise_card(text) if text else text
         if name in legal_cards:
             return CARD_OFFSET + parse_card(name)
         try:
@@ -269,6 +274,20 @@ def _ask_action(game: WizardGame, seat: int) -> int:
         except ValueError:
             why = "not a card name (e.g. Ah, Tc, Wiz, Jes)"
         print(f"  {text!r}: {why}; legal: {' '.join(legal_cards)}")
+
+
+def _round_so_far(game: WizardGame, seat: int, names: list[str]) -> list[str]:
+    """What the person may know of this round: the bids seen against the cards dealt, and the tricks played."""
+    log = game.log[game.round_index]
+    seen = [b["bid"] for b in log["bids"] if game.bid_visible(seat, b["seat"])]
+    unseen = len(log["bids"]) - len(seen)
+    lines = [f"Bids so far: {sum(seen)} for {game.hand_size} trick{'s' if game.hand_size > 1 else ''}"
+             + (f" ({unseen} bid{'s' if unseen > 1 else ''} not shown)" if unseen else "")] if log["bids"] else []
+    done = [trick for trick in log["tricks"] if trick["winner"] is not None]
+    for number, trick in enumerate(done, 1):
+        lines.append(f"Trick {number}: {' '.join(p['card'] for p in trick['plays'])}  "
+                     f"(led by {names[trick['leader']]}, won by {names[trick['winner']]})")
+    return lines
 
 
 def _announce(game: WizardGame, names: list[str], seat: int, actor: int, action: int, rnd: int) -> None:
@@ -323,7 +342,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print(f"\n=== Round {rnd + 1}/{rules.num_rounds}: {game.hand_size} card{'s' if game.hand_size > 1 else ''} each, dealer {names[game.dealer]} ===")
                 shown_round = rnd
             if actor == args.seat:
-                print("\n" + render_text(game, viewer=args.seat, names=names))
+                print("\n" + "\n".join([render_text(game, viewer=args.seat, names=names), *_round_so_far(game, args.seat, names)]))
                 action = _ask_action(game, args.seat)
             else:
                 action = agents[actor](observe(game, actor), game.legal_mask())

@@ -2,9 +2,9 @@
 
 A regular file (or a new one) is written as a hidden temporary file beside it, flushed to disk and renamed
 onto it, so a crash or a kill leaves the old content or the new, never half of it. A symlink keeps pointing
-where it did: its target is replaced. A character device or a FIFO (``/dev/null``, ``/dev/stdout``, a pipe)
-is written through, as a shell redirection does; a folder, a block device or a socket is refused. Errors
-name the path the caller gave, never the temporary file.
+where it did: its target is replaced. A character device, a FIFO or a file this process has open
+(``/dev/null``, a pipe, ``/dev/stdout``) is written through, as a shell redirection does; a folder, a block
+device or a socket is refused. Errors name the path the caller gave, never the temporary file.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ TEMP_NAME = re.compile(r"\..+\.\d+\.[0-9a-f]{8}\.tmp|[^.].*\.[a-z0-9_]{8}\.tmp")
 
 
 def named(err: OSError, path: str | os.PathLike) -> OSError:
-    """``err`` again, naming ``path`` (the user's path) instead of whatever file it named."""
-    return type(err)(err.errno, err.strerror or str(err), os.fspath(path))
+    """``err`` again, naming ``path`` (the user's path) instead of whatever file it named (its class follows errno)."""
+    return OSError(err.errno, err.strerror or str(err), os.fspath(path))
 
 
 def _refused(path: str | os.PathLike, mode: int) -> OSError:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from .cards import NO_CARD, card_name, hand_names, suit_name
 from .game import Phase, WizardGame
 from .observation import is_foresight_round
+
+#: Columns of a line; a longer one (a long hand) continues on the next line, indented.
+WIDTH = 80
 
 
 def render_text(game: WizardGame, viewer: int | None = None, names: list[str] | None = None) -> str:
@@ -34,10 +39,12 @@ def render_text(game: WizardGame, viewer: int | None = None, names: list[str] | 
             bid = "?"
         marks = ("D" if seat == game.dealer else " ") + (">" if seat == game.current and not game.is_over else " ")
         played = card_name(trick[seat]) if seat in trick else ""
-        lines.append(
-            f"{marks} {names[seat]:<{width}}  score {game.totals[seat]:>5}  bid {bid:>2}  "
-            f"tricks {game.tricks_won[seat]:>2}  trick: {played:<3}  hand: {hand}"
-        )
+        line = (f"{marks} {names[seat]:<{width}}  score {game.totals[seat]:>5}  bid {bid:>2}  "
+                f"tricks {game.tricks_won[seat]:>2}  trick: {played:<3}")
+        if len(line) + len(hand) + 8 <= WIDTH:
+            lines.append(f"{line}  hand: {hand}")
+        else:  # a long hand gets lines of its own
+            lines += [line.rstrip(), textwrap.fill(f"hand: {hand}", WIDTH, initial_indent=" " * 4, subsequent_indent=" " * 10)]
     if game.is_over:
         lines.append("Game over. Final totals: " + ", ".join(f"{names[s]} {game.totals[s]}" for s in range(n)))
     return "\n".join(lines)
