@@ -33,6 +33,8 @@ from typing import Callable
 
 import numpy as np
 
+from wizard_env import options
+from wizard_env.batch import short_repr
 from wizard_env.files import check_writable, write_atomic
 from wizard_env.rules import Rules
 
@@ -213,24 +215,25 @@ def write_json(results: dict, path: str) -> None:
 
 
 def parse_sizes(text: str) -> list[int]:
-    """``"1,64,1024"`` as a list of positive ints, or ValueError."""
+    """``"1,64,1024"`` as a list of positive ints that fit in memory, or ValueError."""
     try:
-        sizes = [int(s) for s in text.split(",")]
-    except ValueError:
-        raise ValueError(f"--sizes must be comma-separated integers, not {text!r}") from None
+        sizes = [options.int_type(s) for s in text.split(",")]
+    except argparse.ArgumentTypeError:
+        raise ValueError(f"--sizes must be comma-separated integers, not {short_repr(text)}") from None
     if not sizes or min(sizes) < 1:
-        raise ValueError(f"--sizes must be positive batch sizes, not {text!r}")
+        raise ValueError(f"--sizes must be positive batch sizes, not {short_repr(text)}")
+    options.check_memory("--sizes", max(sizes), options.GAME_BYTES)
     return sizes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard bench`` (the variant flags come from the CLI; only --players is used)."""
-    parser.add_argument("--seconds", type=float, default=3.0, metavar="T", help="wall time per figure (default 3)")
+    parser.add_argument("--seconds", type=options.float_type, default=3.0, metavar="T", help="wall time per figure (default 3)")
     parser.add_argument("--sizes", default="1,64,1024,4096", metavar="B,...", help="batch sizes (default 1,64,1024,4096)")
-    parser.add_argument("--vec-envs", type=int, default=256, metavar="N",
+    parser.add_argument("--vec-envs", type=options.int_type, default=256, metavar="N",
                         help="games in the batched VecEnv measurement; 0 skips it (default 256)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of games and actions (default 0)")
-    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
+    parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S", help="seed of games and actions (default 0)")
+    parser.add_argument("--json", type=options.path_type, metavar="FILE", help="also write the results as JSON to FILE")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -239,6 +242,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--seconds must be positive, not {args.seconds}")
     if args.vec_envs < 0:
         raise ValueError(f"--vec-envs must be 0 or more, not {args.vec_envs}")
+    options.check_memory("--vec-envs", args.vec_envs, options.GAME_BYTES)
     if args.rounds != "standard" or args.bidding != "open" or args.bid_total_rule or args.foresight:
         raise ValueError("wizard bench measures standard rules; only --players may be changed")
     Rules.make(args.players)  # a clear error for an impossible player count

@@ -273,7 +273,7 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
     "make_args, needle",
     [
         (lambda d: ["simulate", "--players", "7"], "3 to 6 players"),
-        (lambda d: ["simulate", "--players", "x"], "invalid int value"),
+        (lambda d: ["simulate", "--players", "x"], "argument --players: expected an integer, not 'x'"),
         (lambda d: ["simulate", "--games", "0"], "--games must be at least 1"),
         (lambda d: ["simulate", "--rounds", "99"], "rounds=99"),
         (lambda d: ["simulate", "--rounds", "1,x"], "--rounds"),
@@ -281,7 +281,7 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
         (lambda d: ["simulate", "--agents", "rule,random"], "2 agents for 4 seats"),
         (lambda d: ["simulate", "--bidding", "hidden", "--bid-total-rule"], "needs open bidding"),
         (lambda d: ["simulate", "--with-legal"], "--with-legal needs --replay"),
-        (lambda d: ["simulate", "--seed", "-1"], "non-negative"),
+        (lambda d: ["simulate", "--seed", "-1"], "argument --seed: expected an integer from 0 to 2**63 - 1"),
         (lambda d: ["simulate", "--games", "1", "--replay", str(d / "missing" / "x.jsonl")], "No such file"),
         (lambda d: ["replay", str(d / "absent.jsonl")], "absent.jsonl"),
         (lambda d: ["replay", _write(d, "notes.txt", "hello\n")], "notes.txt, line 1: not valid JSON"),

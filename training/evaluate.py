@@ -24,7 +24,8 @@ import numpy as np
 from openskill.models import PlackettLuce
 
 from agents.base import Agent
-from agents.registry import AGENT_NAMES, make_agent, parse_spec
+from agents.registry import AGENT_NAMES, make_agent
+from wizard_env import options
 from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
@@ -315,16 +316,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard eval`` (the variant options are already there)."""
     parser.add_argument("--agents", required=True, metavar="A,B,...",
                         help=f"one agent per seat (known: {', '.join(AGENT_NAMES)}; 'name:arg' passes an argument)")
-    parser.add_argument("--games", type=int, default=100, metavar="G",
+    parser.add_argument("--games", type=options.int_type, default=100, metavar="G",
                         help="deals to play; each is played once per rotation (default 100)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
+    parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
                         help="seed of every deal and agent: the same command gives the same output (default 0)")
     parser.add_argument("--permutations", action="store_true",
                         help="play every ordering of the agents (n! games per deal) instead of the n rotations")
     parser.add_argument("--reference", metavar="NAME",
                         help="agent the paired differences are taken to "
                         "(default: the first rule, else the first agent)")
-    parser.add_argument("--out", metavar="DIR", help="folder for eval.json and eval.png (default runs/eval-SEED)")
+    parser.add_argument("--out", type=options.path_type, metavar="DIR", help="folder for eval.json and eval.png (default runs/eval-SEED)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -332,7 +333,7 @@ def run(args: argparse.Namespace) -> int:
     """``wizard eval``: play, print the Markdown tables, write the JSON and the plot."""
     from tqdm import tqdm
 
-    from wizard_env.cli import make_rules
+    from wizard_env.cli import SIMULATE_BYTES_PER_GAME, make_rules, split_specs
     from wizard_env.files import check_writable
 
     from . import eval_report
@@ -340,9 +341,8 @@ def run(args: argparse.Namespace) -> int:
     rules = make_rules(args)
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, not {args.games}")
-    specs = [s.strip() for s in args.agents.split(",")]
-    for spec in specs:
-        parse_spec(spec)
+    options.check_memory("--games", args.games, SIMULATE_BYTES_PER_GAME * len(seatings(rules.num_players, args.permutations)))
+    specs = split_specs(args.agents, "--agents")
     if len(specs) != rules.num_players:
         n = rules.num_players
         raise ValueError(f"--agents names {len(specs)} agents for {n} seats: give exactly {n}")

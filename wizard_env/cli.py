@@ -28,6 +28,8 @@ from tqdm import tqdm
 
 from agents.registry import AGENT_NAMES, make_agent, parse_spec
 
+from . import options
+from .batch import MAX_GAME_SEED, check_seed
 from .cards import SUITS, card_name, parse_card
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
 from .observation import is_foresight_round, observe
@@ -38,9 +40,9 @@ from .simulate import SeatSummary, play_game, summarise
 
 #: What ``play`` accepts for each suit of ``SUITS`` besides its letter (and the singular).
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
-#: Game seeds drawn by ``simulate`` stay below 2**53, so every JSON reader holds them exactly.
-MAX_GAME_SEED = 2**53
 USAGE_ERROR = 2
+#: What ``simulate`` keeps per game until the summary (its seed and scores; measured: about 550 bytes).
+SIMULATE_BYTES_PER_GAME = 1000
 ABANDONED = 1
 TERMINATED = 128 + signal.SIGTERM
 
@@ -88,11 +90,23 @@ def make_rules(args: argparse.Namespace) -> Rules:
     return Rules.make(args.players, parse_rounds(args.rounds), args.bidding, args.bid_total_rule, args.foresight)
 
 
+def split_specs(text: str, option: str) -> list[str]:
+    """The agent specs of a comma list, each checked; ValueError naming ``option`` and the spec at fault."""
+    specs = [s.strip() for s in text.split(",")]
+    for i, spec in enumerate(specs):
+        try:
+            parse_spec(spec)
+        except ValueError as err:
+            if i and ":" in specs[i - 1]:  # e.g. ppo:runs/a,b.npz: the comma split a checkpoint path
+                raise ValueError(f"{option}: {err}; ',' separates agents, so '{specs[i - 1]},{spec}' was read as two: "
+                                 "a checkpoint path cannot contain ',' here (rename or link the file)") from None
+            raise ValueError(f"{option}: {err}") from None
+    return specs
+
+
 def seat_specs(text: str, count: int, option: str) -> list[str]:
     """Agent specs from a comma list: one spec for every seat, or exactly ``count`` of them."""
-    specs = [s.strip() for s in text.split(",")]
-    for spec in specs:
-        parse_spec(spec)
+    specs = split_specs(text, option)
     if len(specs) == 1:
         return specs * count
     if len(specs) != count:
@@ -102,8 +116,7 @@ def seat_specs(text: str, count: int, option: str) -> list[str]:
 
 def derive_seeds(seed: int, games: int, players: int) -> tuple[list[int], list[int]]:
     """Game seeds and per-seat agent seeds, all from one seed (prefix-stable: game k is the same for any count)."""
-    if seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer, not {seed}")
+    check_seed(seed, "--seed")
     game_seq, agent_seq = np.random.SeedSequence(seed).spawn(2)
     game_seeds = np.random.default_rng(game_seq).integers(0, MAX_GAME_SEED, size=games)
     agent_seeds = agent_seq.generate_state(players, np.uint64)
@@ -113,7 +126,7 @@ def derive_seeds(seed: int, games: int, players: int) -> tuple[list[int], list[i
 def _variant_options() -> argparse.ArgumentParser:
     parent = _Parser(add_help=False)
     group = parent.add_argument_group("game variant")
-    group.add_argument("--players", type=int, default=4, metavar="N", help="3 to 6 players (default 4)")
+    group.add_argument("--players", type=options.int_type, default=4, metavar="N", help="3 to 6 players (default 4)")
     group.add_argument(
         "--rounds", default="standard", metavar="R",
         help="standard (1..60/N cards), amigo (tournament schedule), K (rounds 1..K), "
@@ -151,6 +164,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     rules = make_rules(args)
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, not {args.games}")
+    options.check_memory("--games", args.games, SIMULATE_BYTES_PER_GAME)
     if args.with_legal and not args.replay:
         raise ValueError("--with-legal needs --replay FILE")
     n = rules.num_players
@@ -392,17 +406,17 @@ def build_parser() -> argparse.ArgumentParser:
                               "6 to 8 minutes); 'wizard eval' plays many games at once.")
     sim.add_argument("--agents", default="rule", metavar="A,B,...",
                      help=f"one agent per seat, or one for all seats (known: {known}; default rule)")
-    sim.add_argument("--games", type=int, default=100, metavar="G", help="games to play (default 100)")
-    sim.add_argument("--seed", type=int, default=0, metavar="S",
+    sim.add_argument("--games", type=options.int_type, default=100, metavar="G", help="games to play (default 100)")
+    sim.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
                      help="seed of every game and agent: the same command gives the same output (default 0)")
-    sim.add_argument("--replay", metavar="FILE", help="write every game as one JSON line (wizard-replay/1) to FILE")
+    sim.add_argument("--replay", type=options.path_type, metavar="FILE", help="write every game as one JSON line (wizard-replay/1) to FILE")
     sim.add_argument("--with-legal", action="store_true", help="with --replay: also record the legal choices")
     sim.set_defaults(run=cmd_simulate)
 
     rep = commands.add_parser("replay", help="show a game from a replay file",
                               description="Print a recorded game round by round.")
-    rep.add_argument("file", metavar="FILE", help="a replay file written by 'wizard simulate --replay'")
-    rep.add_argument("--game", type=int, default=1, metavar="K",
+    rep.add_argument("file", type=options.path_type, metavar="FILE", help="a replay file written by 'wizard simulate --replay'")
+    rep.add_argument("--game", type=options.int_type, default=1, metavar="K",
                      help="which game of the file to show, counting from 1 (default 1, the first); "
                      "without --check the lines after it are not read")
     rep.add_argument("--check", action="store_true", help="also re-play every game on the engine and compare")
@@ -412,8 +426,8 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Play one seat in the terminal; you see only what your seat may know.")
     play.add_argument("--opponents", default="rule", metavar="A,B,...",
                       help=f"one agent for every other seat, or one per other seat (known: {known}; default rule)")
-    play.add_argument("--seat", type=int, default=0, metavar="K", help="your seat, counting from 0 (default 0)")
-    play.add_argument("--seed", type=int, default=None, metavar="S", help="game seed (default: a random one, printed)")
+    play.add_argument("--seat", type=options.int_type, default=0, metavar="K", help="your seat, counting from 0 (default 0)")
+    play.add_argument("--seed", type=options.seed_type, default=None, metavar="S", help="game seed (default: a random one, printed)")
     play.set_defaults(run=cmd_play)
 
     for name, module in COMMAND_MODULES.items():
