@@ -1,1 +1,1 @@
-"""Benchmark scripts: `wizard bench` runs `benchmarks.speed`."""
+"""Benchmark scripts, run from a clone (not installed); `wizard bench` runs `wizard_env.bench`."""

@@ -16,44 +16,11 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import time
 
 import numpy as np
 from sb3_contrib.common.maskable.utils import get_action_masks
-from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
-from wizard_env.single_agent import WizardSingleAgentEnv
-from wizard_env.vec_env import WizardVecEnv
-
-
-def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of bool masks [k, NUM_ACTIONS]."""
-    picks = rng.integers(0, masks.sum(axis=1))
-    return (np.cumsum(masks, axis=1) <= picks[:, None]).sum(axis=1)
-
-
-def batched(num_envs: int, args: argparse.Namespace) -> VecEnv:
-    """The batched VecEnv under test."""
-    return WizardVecEnv(num_envs, seed=args.seed, num_players=args.players, opponents=args.opponents)
-
-
-def dummy(num_envs: int, args: argparse.Namespace) -> VecEnv:
-    """The reference: a DummyVecEnv of single-game envs with the same opponents."""
-    env = DummyVecEnv([lambda: WizardSingleAgentEnv(num_players=args.players, opponents=args.opponents)] * num_envs)
-    env.seed(args.seed)
-    return env
-
-
-def steps_per_second(env: VecEnv, seconds: float, seed: int) -> float:
-    """Learner decisions per second over whole VecEnv steps taken for at least ``seconds``."""
-    rng = np.random.default_rng(seed)
-    env.reset()
-    env.step(random_legal(get_action_masks(env), rng))  # warm up
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        env.step(random_legal(get_action_masks(env), rng))
-        steps += 1
-    return steps * env.num_envs / (time.perf_counter() - start)
+from wizard_env.bench import batched, dummy, random_legal, steps_per_second  # the figures `wizard bench` prints
 
 
 def profile(num_envs: int, steps: int, args: argparse.Namespace, top: int) -> None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks.speed import parse_sizes, table
+from wizard_env.bench import parse_sizes, table
 from wizard_env.cli import main
 
 

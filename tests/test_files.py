@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from agents.ppo_agent import load_checkpoint, save_checkpoint
-from benchmarks import speed
+from wizard_env import bench as speed
 from training import eval_report, train_report
 from training.evaluate import evaluate
 from wizard_env.cli import main

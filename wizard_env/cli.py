@@ -49,7 +49,7 @@ TERMINATED = 128 + signal.SIGTERM
 
 #: Subcommands that live in their own modules. Each module defines ``HELP``, ``DESCRIPTION``,
 #: ``add_arguments(parser)`` (the variant flags are already added) and ``run(args) -> int``.
-COMMAND_MODULES: dict[str, str] = {"eval": "training.evaluate", "bench": "benchmarks.speed", "train": "training.train"}
+COMMAND_MODULES: dict[str, str] = {"eval": "training.evaluate", "bench": "wizard_env.bench", "train": "training.train"}
 
 
 class UsageError(Exception):

@@ -4,7 +4,7 @@ Usage::
 
     wizard bench                      # 4 players, standard rules, 3 s per measurement
     wizard bench --seconds 10 --json bench.json
-    python -m benchmarks.speed --sizes 1,64,1024,4096
+    python -m wizard_env.bench --sizes 1,64,1024,4096
 
 Every figure is a rate over a fixed wall-clock window, after a short warm-up, with random legal
 actions drawn from seeded generators. Machines are noisy, so read the ratios, which compare
@@ -127,10 +127,46 @@ def batch_loop(num_players: int, batch_size: int, seed: int) -> tuple[Callable[[
     return step, batch.state_nbytes()
 
 
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of bool masks [k, NUM_ACTIONS]."""
+    picks = rng.integers(0, masks.sum(axis=1))
+    return (np.cumsum(masks, axis=1) <= picks[:, None]).sum(axis=1)
+
+
+def batched(num_envs: int, args: argparse.Namespace):
+    """The batched VecEnv under test (``args``: players, opponents, seed)."""
+    from wizard_env.vec_env import WizardVecEnv
+
+    return WizardVecEnv(num_envs, seed=args.seed, num_players=args.players, opponents=args.opponents)
+
+
+def dummy(num_envs: int, args: argparse.Namespace):
+    """The reference: SB3's DummyVecEnv of single-game envs with the same opponents."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from wizard_env.single_agent import WizardSingleAgentEnv
+
+    env = DummyVecEnv([lambda: WizardSingleAgentEnv(num_players=args.players, opponents=args.opponents)] * num_envs)
+    env.seed(args.seed)
+    return env
+
+
+def steps_per_second(env, seconds: float, seed: int) -> float:
+    """Learner decisions per second over whole VecEnv steps taken for at least ``seconds``."""
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    rng = np.random.default_rng(seed)
+    env.reset()
+    env.step(random_legal(get_action_masks(env), rng))  # warm up
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.step(random_legal(get_action_masks(env), rng))
+        steps += 1
+    return steps * env.num_envs / (time.perf_counter() - start)
+
+
 def vec_env_rates(num_players: int, num_envs: int, seed: int, seconds: float) -> dict[str, float]:
     """Learner steps per second: batched WizardVecEnv vs a DummyVecEnv of single-agent wrappers."""
-    from benchmarks.vec_env_speed import batched, dummy, steps_per_second
-
     setup = argparse.Namespace(players=num_players, opponents="rule", seed=seed)
     dummy_envs = min(num_envs, 16)  # a DummyVecEnv steps its games one by one: its rate does not grow with size
     return {
