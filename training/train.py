@@ -8,7 +8,7 @@ The run: the policy reads RuleAgent's choice as an input (``training.advice``; `
 clones RuleAgent's decisions first (``training.warm_start``), then PPO improves on them in games of
 every player count of ``--mix`` (``MixedVecEnv``; ``--episode round``, the default: every round ends
 an episode).
-Every ``--eval-every`` steps the current policy plays duplicate deals against three RuleAgents
+Every ``--eval-every`` steps (after the PPO update of the rollout that reached them) the policy plays duplicate deals against three RuleAgents
 (``training.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
 checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
 
