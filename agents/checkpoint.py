@@ -103,7 +103,7 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: type) -
         data = f.read(info.file_size)
     if len(data) != nbytes:
         raise ValueError(f"entry {name!r} holds {len(data):,} bytes of data, its header says {nbytes:,}")
-    return np.frombuffer(data, dtype=found).reshape(shape, order="F" if fortran else "C")
+    return np.frombuffer(bytearray(data), dtype=found).reshape(shape, order="F" if fortran else "C")  # writable, as torch wants
 
 
 def check_checkpoint(config: Mapping, weights: Mapping[str, np.ndarray]) -> None:

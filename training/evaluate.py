@@ -33,6 +33,8 @@ from wizard_env.rules import Rules
 Z_95 = 1.959963984540054
 #: Games ``play_games`` runs in lockstep at most (their observations take 4.5 KB each per step).
 DEFAULT_BATCH_SIZE = 4096
+#: What an evaluation keeps per game played (its record row, seat table and seed: about 1.5 kB at 4 players).
+EVAL_BYTES_PER_GAME = 2000
 
 HELP = "compare agents on duplicate deals: every agent plays every deal from every seat"
 DESCRIPTION = (
@@ -333,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
     """``wizard eval``: play, print the Markdown tables, write the JSON and the plot."""
     from tqdm import tqdm
 
-    from wizard_env.cli import SIMULATE_BYTES_PER_GAME, make_rules, split_specs
+    from wizard_env.cli import make_rules, split_specs
     from wizard_env.files import check_writable
 
     from . import eval_report
@@ -341,7 +343,7 @@ def run(args: argparse.Namespace) -> int:
     rules = make_rules(args)
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, not {args.games}")
-    options.check_memory("--games", args.games, SIMULATE_BYTES_PER_GAME * len(seatings(rules.num_players, args.permutations)))
+    options.check_memory("--games", args.games, EVAL_BYTES_PER_GAME * len(seatings(rules.num_players, args.permutations)))
     specs = split_specs(args.agents, "--agents")
     if len(specs) != rules.num_players:
         n = rules.num_players

@@ -23,6 +23,7 @@ import argparse
 import dataclasses
 import json
 import inspect
+import math
 import os
 import re
 import sys
@@ -33,9 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.checkpoint import check_hidden
 from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
 from agents.random_agent import RandomAgent
 from agents.rule_agent import RuleAgent
+from wizard_env import options
 from wizard_env.files import remove_temps
 from wizard_env.game import NUM_ACTIONS
 from wizard_env.observation import OBS_SIZE, OBS_VERSION
@@ -146,16 +149,41 @@ def make_env(cfg: TrainConfig, mix: list[Rules], rounds: str | int | list[int]):
     return AdviceVecEnv(env, seed=np.random.default_rng([cfg.seed, 9])) if cfg.advice else env
 
 
+#: The range of every numeric setting, (least, most) with None for no bound: checked by ``check_config``
+#: before a run writes anything. A rate, a scale or a clip range of 0 would train nothing: ABOVE_ZERO.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "timesteps": (1, None), "num_envs": (1, None), "n_steps": (1, None), "batch_size": (1, None), "n_epochs": (1, None),
+    "eval_every": (1, None), "eval_deals": (1, None), "checkpoint_every": (1, None), "snapshot_every": (1, None),
+    "snapshots": (0, None), "bc_games": (0, None), "bc_epochs": (0, None), "torch_threads": (1, 256),
+    "max_minutes": (0, None), "learning_rate": (0, 1), "ent_coef": (0, None), "reward_scale": (0, None),
+    "bc_smoothing": (0, 1), "target_kl": (0, None), "gamma": (0, 1), "gae_lambda": (0, 1), "clip_range": (0, None),
+}
+ABOVE_ZERO = ("learning_rate", "reward_scale", "clip_range")
+#: Memory a training game takes besides the engine: its rollout rows (observation, advice, mask; about 7 kB each).
+ROLLOUT_BYTES_PER_STEP = 8 * 1024
+
+
 def check_config(cfg: TrainConfig) -> None:
-    """ValueError naming the first impossible setting."""
-    if cfg.learn not in LEARNED_PHASES:
+    """ValueError naming the first impossible setting (as its option) or one that would not fit in memory."""
+    from .evaluate import EVAL_BYTES_PER_GAME
+
+    if not isinstance(cfg.learn, str) or cfg.learn not in LEARNED_PHASES:
         raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
-    for name in ("timesteps", "num_envs", "n_steps", "batch_size", "eval_deals", "checkpoint_every", "eval_every"):
-        if getattr(cfg, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(cfg, name)}")
+    check_hidden(cfg.hidden)
+    if cfg.activation not in ("relu", "tanh") or not isinstance(cfg.advice, bool):
+        raise ValueError(f"activation must be relu or tanh and advice true or false, not {cfg.activation!r} and {cfg.advice!r}")
+    for name, (low, high) in RANGES.items():
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"--{name.replace('_', '-')} must be a finite number, not {value!r}")
+        options.check_range(f"--{name.replace('_', '-')}", value, low, high, above=name in ABOVE_ZERO)
     unknown = set(cfg.pool) - {"rule", "self", "random"}
-    if unknown or any(w < 0 for w in cfg.pool.values()) or sum(cfg.pool.values()) <= 0:
-        raise ValueError(f"--pool weights are rule=W,self=W,random=W, non-negative with a positive sum, not {cfg.pool}")
+    weights = list(cfg.pool.values())
+    if unknown or not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:
+        raise ValueError(f"--pool weights are rule=W,self=W,random=W, finite, non-negative with a positive sum, not {cfg.pool}")
+    options.check_memory("--num-envs", cfg.num_envs, options.GAME_BYTES + cfg.n_steps * ROLLOUT_BYTES_PER_STEP)
+    options.check_memory("--eval-deals", cfg.eval_deals, EVAL_BYTES_PER_GAME * max(cfg.mix))
+    options.check_memory("--bc-games", cfg.bc_games, options.GAME_BYTES * len(cfg.mix))
 
 
 def say(line: str) -> None:
@@ -312,6 +340,7 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
                  log=None, rounds: str | int | list[int] = "standard") -> Trainer:
     """Warm start (or resume), train, save, evaluate and plot; returns the trainer."""
     out, log = Path(out), log or say
+    check_config(cfg)  # every setting, before anything is written
     latest = out / "checkpoints" / "latest.npz"
     if resume and not latest.is_file():
         raise ValueError(f"--resume: no checkpoint at {latest}")
@@ -319,6 +348,8 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     if resume:
         check_resume(out, cfg, rules)
+    elif cfg.init_from:
+        load_checkpoint(cfg.init_from)  # a bad checkpoint is refused before the run folder exists
     out.mkdir(parents=True, exist_ok=True)
     with run_lock(out):
         if resume:  # the folder is ours now: drop what a run killed mid-write left
@@ -329,10 +360,9 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
 
 def check_resume(out: Path, cfg: TrainConfig, rules: Rules) -> None:
     """ValueError if ``out``'s run was started with other rules or another network than this command asks for."""
-    path = out / "config.json"
-    if not path.is_file():
+    saved = saved_config(out)
+    if saved is None:
         return
-    saved = json.loads(path.read_text())
     if saved.get("rules") != rules_json(rules):
         raise ValueError(f"--resume: {out} was trained with rules {saved.get('rules')}, this command asks for "
                          f"{rules_json(rules)}: pass the run's variant options")
@@ -340,6 +370,20 @@ def check_resume(out: Path, cfg: TrainConfig, rules: Rules) -> None:
         if saved["train"].get(key) != getattr(cfg, key):
             raise ValueError(f"--resume: {out} was trained with --{key} {saved['train'].get(key)!r}, "
                              f"this command asks for {getattr(cfg, key)!r}")
+
+
+def saved_config(out: Path) -> dict | None:
+    """The config.json of the run in ``out`` (None if it has none); ValueError naming the file if it is damaged."""
+    path = out / "config.json"
+    if not path.is_file():
+        return None
+    try:
+        saved = json.loads(path.read_text())
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ValueError(f"{path}: not a run config ({type(e).__name__})") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get("train"), dict):
+        raise ValueError(f"{path}: not a run config (no 'train' object)")
+    return saved
 
 
 @contextmanager
@@ -413,7 +457,7 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard train`` (the variant options are already there)."""
     d, docs = TrainConfig(), {k: v.replace("%", "%%") for k, v in field_docs(TrainConfig).items()}
-    parser.add_argument("--out", default="runs/train", help="output folder (default runs/train)")
+    parser.add_argument("--out", type=options.path_type, default="runs/train", help="output folder (default runs/train)")
     parser.add_argument("--resume", action="store_true", help="continue from --out/checkpoints/latest.npz")
     parser.add_argument("--init-from", default="", metavar="CHECKPOINT",
                         help="a new run that starts from this checkpoint's weights (same --hidden and advice) instead of "
@@ -422,11 +466,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     for name in ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_deals",
                  "checkpoint_every", "snapshot_every", "snapshots", "bc_games", "bc_epochs", "torch_threads"):
-        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(d, name),
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
+                            default=getattr(d, name),
                             help=f"{docs[name]} (default {getattr(d, name):,})")
     for name in ("max_minutes", "learning_rate", "ent_coef", "reward_scale", "bc_smoothing", "target_kl", "gae_lambda",
                  "clip_range"):
-        parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(d, name),
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type, default=getattr(d, name),
                             help=f"{docs[name]} (default {getattr(d, name):g})")
     parser.add_argument("--episode", choices=("round", "game"), default=d.episode,
                         help=f"{docs['episode']} (default {d.episode})")
@@ -445,11 +490,14 @@ def parse_pool(text: str) -> dict[str, float]:
     for part in text.split(","):
         name, sep, weight = part.partition("=")
         try:
-            pool[name.strip()] = float(weight)
-        except ValueError:
-            raise ValueError(f"--pool {text!r}: expected name=weight pairs such as rule=0.7,self=0.2,random=0.1") from None
+            value = options.float_type(weight)
+        except argparse.ArgumentTypeError:
+            raise ValueError(f"--pool {text!r}: expected name=weight pairs of finite numbers such as rule=0.7,self=0.2,random=0.1") from None
         if not sep:
             raise ValueError(f"--pool {text!r}: expected name=weight pairs such as rule=0.7,self=0.2,random=0.1")
+        if name.strip() in pool:
+            raise ValueError(f"--pool {text!r}: {name.strip()!r} is given twice")
+        pool[name.strip()] = value
     return pool
 
 
@@ -484,9 +532,10 @@ def run(args: argparse.Namespace) -> int:
     values = {k: v for k, v in vars(args).items() if k in fields and k not in ("pool", "hidden", "activation", "mix")}
     cfg = TrainConfig(**values, pool=parse_pool(args.pool), mix=parse_mix(args.mix))
     out = Path(args.out)
-    if args.resume and (out / "config.json").is_file():  # a resumed run keeps its network
-        saved = json.loads((out / "config.json").read_text())["train"]
-        cfg.hidden, cfg.activation, cfg.advice = saved["hidden"], saved["activation"], saved.get("advice", False)
+    saved = saved_config(out) if args.resume else None
+    if saved is not None:  # a resumed run keeps its network (check_config checks what config.json says)
+        train = saved["train"]
+        cfg.hidden, cfg.activation, cfg.advice = train.get("hidden"), train.get("activation"), train.get("advice", False)
     trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
     print(train_report.summary(trainer))
     return 0

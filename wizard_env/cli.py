@@ -29,7 +29,7 @@ from tqdm import tqdm
 from agents.registry import AGENT_NAMES, make_agent, parse_spec
 
 from . import options
-from .batch import MAX_GAME_SEED, check_seed
+from .batch import MAX_GAME_SEED, check_seed, short_repr
 from .cards import SUITS, card_name, parse_card
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
 from .observation import is_foresight_round, observe
@@ -49,7 +49,8 @@ TERMINATED = 128 + signal.SIGTERM
 
 #: Subcommands that live in their own modules. Each module defines ``HELP``, ``DESCRIPTION``,
 #: ``add_arguments(parser)`` (the variant flags are already added) and ``run(args) -> int``.
-COMMAND_MODULES: dict[str, str] = {"eval": "training.evaluate", "bench": "wizard_env.bench", "train": "training.train"}
+COMMAND_MODULES: dict[str, str] = {"eval": "training.evaluate", "bench": "wizard_env.bench", "train": "training.train",
+                                   "train-values": "training.train_values"}
 
 
 class UsageError(Exception):
@@ -487,5 +488,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return TERMINATED
     except SystemExit as exit_:  # --help
         return exit_.code if isinstance(exit_.code, int) else 0
-    print(f"wizard: error: {message}", file=sys.stderr)
+    except MemoryError:  # the size options are checked against memory first; this is the backstop
+        message = "out of memory: this machine cannot hold what the options ask for"
+    except Exception as err:  # a bug: still one line and no traceback, as the contract promises
+        message = f"internal error ({type(err).__name__}: {short_repr(str(err), 200)}); please report it with the command line"
+    print(f"wizard: error: {' '.join(message.splitlines())}", file=sys.stderr)
     return USAGE_ERROR

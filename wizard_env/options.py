@@ -58,15 +58,16 @@ def path_type(text: str) -> str:
     return text
 
 
-def check_range(option: str, value: float, low: float | None = None, high: float | None = None) -> None:
-    """ValueError naming ``option`` unless ``low <= value <= high`` (a bound of None is open)."""
-    if (low is not None and value < low) or (high is not None and value > high):
+def check_range(option: str, value: float, low: float | None = None, high: float | None = None, above: bool = False) -> None:
+    """ValueError naming ``option`` unless ``low <= value <= high`` (``above``: ``low < value``; None: no bound)."""
+    if (low is not None and (value <= low if above else value < low)) or (high is not None and value > high):
+        least = f"more than {low:g}" if above else f"at least {low:g}"
         if high is None:
-            need = f"at least {low:g}"
+            need = least
         elif low is None:
             need = f"at most {high:g}"
         else:
-            need = f"from {low:g} to {high:g}"
+            need = f"{least} and at most {high:g}"
         raise ValueError(f"{option} must be {need}, not {short_repr(value)}")
 
 

@@ -311,6 +311,8 @@ def parse_line(path: str | os.PathLike, lineno: int, raw: bytes) -> dict:
     except json.JSONDecodeError as err:
         hint = " (the line is cut short)" if not raw.endswith(b"\n") else ""
         raise ReplayError(f"{where}: not valid JSON{hint}: {err.msg} at column {err.colno}") from None
+    except RecursionError:
+        raise ReplayError(f"{where}: JSON nested too deeply to be a game record") from None
     try:
         return check_record(record)
     except ReplayError as err:

@@ -1,0 +1,266 @@
+"""Bad input for every ``wizard`` subcommand: exit status 2, one ``wizard: error:`` line that names the
+option or path at fault, no traceback, and nothing written (the checks come before any work).
+
+The corpus is a table: (subcommand, arguments, words the error line must hold). ``{files}`` in an
+argument is the folder of prepared bad files (``bad_files``); ``{out}`` a path under the test's
+folder that must not exist afterwards. Most cases run ``main(argv)`` in-process; a few run the
+installed command in a subprocess, as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.ppo_agent import PRETRAINED, load_checkpoint
+from wizard_env.cli import main
+
+BIG = str(10**12)
+DIGITS_5000 = "9" * 5000
+NOT_BATCH_SIZE = "batch_size"  # a word the message of a train option once leaked instead of the option
+
+
+def bad_files(folder: Path) -> None:
+    """The files and folders the corpus points at."""
+    folder.mkdir()
+    (folder / "deep.jsonl").write_text('{"a":' * 100_000 + "1" + "}" * 100_000 + "\n")
+    (folder / "text.jsonl").write_text("hello\n")
+    (folder / "a_folder").mkdir()
+    config, weights = load_checkpoint(PRETRAINED)
+    for name, change in {"hidden_ab": {"hidden": "ab"}, "hidden_one": {"hidden": [256]},
+                         "mix_bad": {"train": config["train"] | {"mix": [2, 9]}}}.items():
+        arrays = {k: v for k, v in weights.items()} | {"config": np.frombuffer(json.dumps(config | change).encode(), np.uint8)}
+        np.savez(folder / f"{name}.npz", **arrays)
+    arrays = dict(weights) | {"action_net.bias": np.full(79, np.nan, np.float32)}
+    np.savez(folder / "nan.npz", config=np.frombuffer(json.dumps(config).encode(), np.uint8), **arrays)
+    (folder / "deep_config.npz").write_bytes(b"")
+    np.savez(folder / "deep_config.npz", config=np.frombuffer(('{"a":' * 100_000 + "1" + "}" * 100_000).encode(), np.uint8))
+    run = folder / "damaged_run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "latest.npz").write_bytes(b"x")
+    (run / "config.json").write_text('{"train":' * 100_000 + "1" + "}" * 100_000)
+
+
+CASES: dict[str, list[tuple[list[str], list[str]]]] = {
+    "simulate": [
+        (["--games", "0"], ["--games must be at least 1"]),
+        (["--games", "-5"], ["--games"]),
+        (["--games", "abc"], ["argument --games", "expected an integer"]),
+        (["--games", BIG], ["--games 1,000,000,000,000 would need about", "GiB of memory"]),
+        (["--games", DIGITS_5000], ["argument --games", "5,000 characters"]),
+        (["--seed", "-1"], ["argument --seed", "0 to 2**63 - 1"]),
+        (["--seed", str(2**63)], ["argument --seed", "0 to 2**63 - 1"]),
+        (["--seed", DIGITS_5000], ["argument --seed", "5,000 characters"]),
+        (["--seed", "1.5"], ["argument --seed"]),
+        (["--replay", ""], ["argument --replay", "empty"]),
+        (["--players", "7"], ["--players 7"]),
+        (["--players", "x"], ["argument --players"]),
+        (["--players", "1" * 40], ["argument --players"]),
+        (["--rounds", "0"], ["rounds"]),
+        (["--rounds", "1,x"], ["--rounds '1,x'"]),
+        (["--rounds", "1," * 1001], ["at most 1000 rounds"]),
+        (["--agents", "nobody"], ["--agents", "unknown agent 'nobody'"]),
+        (["--agents", "rule,,rule,rule"], ["--agents", "unknown agent ''"]),
+        (["--agents", "ppo:{files}/a,b.npz"], ["--agents", "',' separates agents", "a,b.npz"]),
+        (["--agents", "ppo:{files}/missing.npz"], ["{files}/missing.npz", "no such file"]),
+        (["--agents", "ppo:{files}/a_folder"], ["{files}/a_folder"]),
+        (["--agents", "ppo:{files}/hidden_ab.npz"], ["{files}/hidden_ab.npz", "config entry 'hidden'"]),
+        (["--agents", "ppo:{files}/hidden_one.npz"], ["{files}/hidden_one.npz", "mlp_extractor.policy_net.2.weight"]),
+        (["--agents", "ppo:{files}/mix_bad.npz"], ["{files}/mix_bad.npz", "train.mix"]),
+        (["--agents", "ppo:{files}/nan.npz"], ["{files}/nan.npz", "'action_net.bias'", "not finite"]),
+        (["--agents", "ppo:{files}/deep_config.npz"], ["{files}/deep_config.npz", "nests too deeply"]),
+        (["--agents", "ppo:{files}/text.jsonl"], ["{files}/text.jsonl", "not a wizard checkpoint"]),
+        (["--agents", "ppo-bid", "--players", "3", "--games", "1"], ["wizard-4p.npz", "trained for 4 players, not the 3"]),
+        (["--agents", "rule,random"], ["--agents names 2 agents for 4 seats"]),
+        (["--with-legal"], ["--with-legal needs --replay"]),
+        (["--bidding", "hidden", "--bid-total-rule"], ["needs open bidding"]),
+        (["--bidding", "loud"], ["argument --bidding"]),
+    ],
+    "replay": [
+        ([""], ["argument FILE", "empty"]),
+        (["{files}/missing.jsonl"], ["{files}/missing.jsonl"]),
+        (["{files}/a_folder"], ["{files}/a_folder"]),
+        (["{files}/deep.jsonl"], ["{files}/deep.jsonl, line 1", "nested too deeply"]),
+        (["{files}/text.jsonl"], ["{files}/text.jsonl, line 1", "not valid JSON"]),
+        (["{files}/text.jsonl", "--game", "0"], ["--game"]),
+        (["{files}/text.jsonl", "--game", "x"], ["argument --game"]),
+        (["{files}/text.jsonl", "--game", "1" * 40], ["argument --game"]),
+        ([], ["FILE"]),
+    ],
+    "play": [
+        (["--seed", "-1"], ["argument --seed", "0 to 2**63 - 1"]),
+        (["--seed", str(2**63)], ["argument --seed"]),
+        (["--seed", str(2**64 + 5)], ["argument --seed"]),
+        (["--seed", DIGITS_5000], ["argument --seed", "5,000 characters"]),
+        (["--seat", "9"], ["--seat"]),
+        (["--seat", "x"], ["argument --seat"]),
+        (["--opponents", "ghost"], ["--opponents", "unknown agent 'ghost'"]),
+        (["--opponents", "ppo:{files}/a,b.npz"], ["--opponents", "',' separates agents"]),
+        (["--opponents", "ppo:{files}/hidden_ab.npz"], ["{files}/hidden_ab.npz", "config entry 'hidden'"]),
+        (["--players", "2"], ["--players 2"]),
+        (["--rounds", "1," * 1001], ["at most 1000 rounds"]),
+    ],
+    "eval": [
+        ([], ["--agents"]),
+        (["--agents", "rule", "--out", "{out}"], ["--agents names 1 agents for 4 seats"]),
+        (["--agents", "rule,rule,rule,rule", "--out", ""], ["argument --out", "empty"]),
+        (["--agents", "rule,rule,rule,rule", "--games", "0", "--out", "{out}"], ["--games must be at least 1"]),
+        (["--agents", "rule,rule,rule,rule", "--games", BIG, "--out", "{out}"], ["--games 1,000,000,000,000", "GiB of memory"]),
+        (["--agents", "rule,rule,rule,rule", "--games", "x"], ["argument --games"]),
+        (["--agents", "rule,rule,rule,rule", "--seed", "-1"], ["argument --seed"]),
+        (["--agents", "rule,rule,rule,rule", "--seed", DIGITS_5000], ["argument --seed", "5,000 characters"]),
+        (["--agents", "rule,ppo:{files}/a,b.npz,rule", "--out", "{out}"], ["--agents", "',' separates agents"]),
+        (["--agents", "rule,bogus,rule,rule", "--out", "{out}"], ["--agents", "unknown agent 'bogus'"]),
+        (["--agents", "rule,rule,rule,rule", "--reference", "ghost", "--out", "{out}"], ["--reference 'ghost'"]),
+        (["--agents", "rule,ppo:{files}/hidden_one.npz,rule,rule", "--out", "{out}"], ["{files}/hidden_one.npz"]),
+    ],
+    "bench": [
+        (["--seconds", "nan"], ["argument --seconds", "finite"]),
+        (["--seconds", "inf"], ["argument --seconds", "finite"]),
+        (["--seconds", "0"], ["--seconds must be positive"]),
+        (["--seconds", "-1"], ["--seconds"]),
+        (["--seconds", "abc"], ["argument --seconds"]),
+        (["--seed", "-1"], ["argument --seed", "0 to 2**63 - 1"]),
+        (["--seed", DIGITS_5000], ["argument --seed", "5,000 characters"]),
+        (["--sizes", "1000000000"], ["--sizes 1,000,000,000 would need about", "GiB of memory"]),
+        (["--sizes", "0"], ["--sizes must be positive"]),
+        (["--sizes", "1,x"], ["--sizes must be comma-separated integers"]),
+        (["--sizes", "1" * 40], ["--sizes"]),
+        (["--vec-envs", "-1"], ["--vec-envs"]),
+        (["--vec-envs", "1000000000"], ["--vec-envs 1,000,000,000 would need about"]),
+        (["--json", ""], ["argument --json", "empty"]),
+        (["--rounds", "5"], ["standard rules"]),
+        (["--players", "9"], ["9"]),
+    ],
+    "train": [
+        (["--out", ""], ["argument --out", "empty"]),
+        (["--snapshot-every", "0"], ["--snapshot-every must be at least 1, not 0"]),
+        (["--snapshot-every", "-1"], ["--snapshot-every must be at least 1"]),
+        (["--snapshots", "-1"], ["--snapshots must be at least 0"]),
+        (["--bc-epochs", "-1"], ["--bc-epochs must be at least 0"]),
+        (["--bc-games", "-1"], ["--bc-games must be at least 0"]),
+        (["--bc-games", BIG], ["--bc-games", "GiB of memory"]),
+        (["--max-minutes", "-1"], ["--max-minutes must be at least 0"]),
+        (["--max-minutes", "nan"], ["argument --max-minutes", "finite"]),
+        (["--torch-threads", "0"], ["--torch-threads must be at least 1"]),
+        (["--torch-threads", "100000"], ["--torch-threads", "at most 256"]),
+        (["--pool", "rule=1,rule=2"], ["--pool", "'rule' is given twice"]),
+        (["--pool", "rule=nan"], ["--pool", "finite"]),
+        (["--pool", "rule=inf,self=1"], ["--pool", "finite"]),
+        (["--pool", "ghost=1"], ["--pool"]),
+        (["--pool", "rule=1,self"], ["--pool"]),
+        (["--learning-rate", "inf"], ["argument --learning-rate", "finite"]),
+        (["--learning-rate", "0"], ["--learning-rate must be more than 0"]),
+        (["--gae-lambda", "2"], ["--gae-lambda", "at most 1"]),
+        (["--bc-smoothing", "-0.5"], ["--bc-smoothing"]),
+        (["--clip-range", "0"], ["--clip-range must be more than 0"]),
+        (["--reward-scale", "-1"], ["--reward-scale"]),
+        (["--num-envs", "0"], ["--num-envs must be at least 1"]),
+        (["--num-envs", "1000000000"], ["--num-envs 1,000,000,000 would need about", "GiB of memory"]),
+        (["--eval-deals", BIG], ["--eval-deals", "GiB of memory"]),
+        (["--timesteps", "0"], ["--timesteps must be at least 1"]),
+        (["--n-steps", "x"], ["argument --n-steps"]),
+        (["--seed", "-1"], ["argument --seed"]),
+        (["--seed", str(2**63)], ["argument --seed"]),
+        (["--mix", "2,3"], ["--mix '2,3'"]),
+        (["--mix", "x"], ["--mix 'x'"]),
+        (["--learn", "nothing"], ["argument --learn"]),
+        (["--init-from", "{files}/hidden_ab.npz"], ["{files}/hidden_ab.npz", "config entry 'hidden'"]),
+        (["--init-from", "{files}/missing.npz"], ["{files}/missing.npz"]),
+        (["--resume", "--out", "{files}/damaged_run"], ["{files}/damaged_run/config.json", "not a run config"]),
+    ],
+}
+
+FLAT = [(command, args, needles) for command, cases in CASES.items() for args, needles in cases]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile") / "files"
+    bad_files(folder)
+    return folder
+
+
+def snapshot(folder: Path) -> dict[str, int]:
+    """Every path under ``folder`` with its size: what a refused command must leave as it was."""
+    return {str(p): p.stat().st_size if p.is_file() else -1 for p in folder.rglob("*")}
+
+
+def expand(words: list[str], files: Path, out: Path) -> list[str]:
+    return [w.replace("{files}", str(files)).replace("{out}", str(out)) for w in words]
+
+
+def check_one_line(stderr: str, needles: list[str]) -> str:
+    """The single error line, after checking it holds every needle and no traceback."""
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr[:2000]
+    line = lines[0]
+    assert line.startswith("wizard: error: ") and "Traceback" not in stderr
+    assert len(line) < 600, line[:600]  # a huge value is described, not echoed
+    assert "set_int_max_str_digits" not in line and "internal error" not in line
+    for needle in needles:
+        assert needle in line, line
+    return line
+
+
+@pytest.mark.parametrize("command, args, needles", FLAT, ids=[f"{c}-{i}" for i, (c, *_rest) in enumerate(FLAT)])
+def test_bad_input_gives_one_line_naming_it_and_changes_nothing(command, args, needles, files, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a default output folder (runs/...) would appear here
+    out = tmp_path / "out"
+    train_out = ["--out", str(out)] if command == "train" and "--out" not in args else []
+    before = snapshot(files.parent)
+    status = main([command, *expand(args, files, out), *train_out])
+    captured = capsys.readouterr()
+    assert status == 2, captured.err
+    line = check_one_line(captured.err, expand(needles, files, out))
+    assert captured.out == "", captured.out
+    assert NOT_BATCH_SIZE not in line or "--batch-size" in line
+    assert list(tmp_path.iterdir()) == [], f"{line}: left {list(tmp_path.iterdir())}"
+    assert snapshot(files.parent) == before
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["simulate", "--seed", str(2**63)], ["argument --seed"]),
+        (["play", "--seed", DIGITS_5000], ["argument --seed", "5,000 characters"]),
+        (["replay", "{files}/deep.jsonl"], ["nested too deeply"]),
+        (["bench", "--seconds", "nan"], ["argument --seconds"]),
+        (["eval", "--agents", "rule,rule,rule,rule", "--out", ""], ["argument --out"]),
+        (["train", "--torch-threads", "0", "--out", "{out}"], ["--torch-threads"]),
+    ],
+)
+def test_bad_input_through_the_installed_command(args, needles, files, tmp_path):
+    wizard = Path(sys.executable).with_name("wizard")
+    command = [str(wizard)] if wizard.exists() else [sys.executable, "-m", "wizard_env"]
+    run = subprocess.run([*command, *expand(args, files, tmp_path / "out")], capture_output=True, text=True,
+                         cwd=tmp_path, stdin=subprocess.DEVNULL, env=os.environ | {"PYTHONWARNINGS": "ignore"})
+    assert run.returncode == 2, run.stderr
+    check_one_line(run.stderr, needles)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("error", [IndexError("list index out of range\nsecond line"), MemoryError(), ZeroDivisionError("x")])
+def test_an_unexpected_exception_is_still_one_line(error, monkeypatch, capsys):
+    import wizard_env.cli as cli
+
+    def broken(args):
+        raise error
+
+    monkeypatch.setattr(cli, "cmd_simulate", broken)
+    assert main(["simulate"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("wizard: error: ") and "Traceback" not in err
+    assert type(error).__name__ in err or "out of memory" in err
+
+
+def test_the_number_of_cases_per_subcommand():
+    commands = {c for c, *_ in FLAT}
+    assert commands == {"simulate", "replay", "play", "eval", "bench", "train"}
+    assert all(len(CASES[c]) >= 8 for c in commands)
