@@ -13,7 +13,9 @@ whatever the policy learned, so the worth of learned play can be measured on its
 A policy trained with ``advice`` (the default of ``wizard train`` since observation v1) reads, after
 the observation, RuleAgent's choice for the same decision as a one-hot over the actions
 (``advice_features``): it starts as a copy of RuleAgent and learns where to do better. Its
-RuleAgent is its own, seeded with the agent's seed.
+RuleAgent is its own, seeded with the agent's seed. A config's ``advice_bonus`` (default 0) is added
+to the logit of RuleAgent's choice: a policy of action values (``wizard train-values``) then departs
+from RuleAgent only where it expects to gain more than that.
 
 The config records ``obs_version``, the observation layout the policy was trained on (a checkpoint
 without it predates the field and is version 0). An older version is read through
@@ -153,6 +155,11 @@ class PPOAgent(Agent):
         self.learn, self.play = learn, play
         self.columns = observation_columns(config, source)
         self.advice = bool(config.get("advice", False))
+        bonus = config.get("advice_bonus", 0.0)
+        if isinstance(bonus, bool) or not isinstance(bonus, (int, float)) or not 0 <= bonus < float("inf") or (bonus and not self.advice):
+            raise ValueError(f"checkpoint {source}: advice_bonus must be a finite number >= 0 on a policy with advice, "
+                             f"not {short_repr(bonus)}")
+        self.advice_bonus = float(bonus)
         width = (OBS_SIZE if self.columns is None else len(self.columns)) + NUM_ACTIONS * self.advice
         self.layers = actor_layers(config, weights, source, width)
         self.activation = ACTIVATIONS[activation]
@@ -183,7 +190,8 @@ class PPOAgent(Agent):
         for w, b in self.layers[:-1]:
             x = self.activation(x @ w.T + b)
         w, b = self.layers[-1]
-        return x @ w.T + b
+        logits = x @ w.T + b
+        return logits + self.advice_bonus * hint if self.advice_bonus else logits
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The best legal action by the policy in learned phases, RuleAgent's elsewhere."""

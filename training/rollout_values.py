@@ -22,8 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
+from agents.ppo_agent import LEARNED_PHASES
 from agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS, Phase
+from wizard_env.observation import SLICES
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
 
@@ -112,27 +114,101 @@ def value_network(width: int, hidden: list[int]):
     return torch.nn.Sequential(*layers, torch.nn.Linear(last, NUM_ACTIONS))
 
 
+def _layers(net) -> list:
+    """(checkpoint name, linear layer) of each layer, as a ``PPOAgent`` checkpoint names its policy layers."""
+    linear = [m for m in net if hasattr(m, "weight")]
+    return list(zip([f"mlp_extractor.policy_net.{2 * i}" for i in range(len(linear) - 1)] + ["action_net"], linear))
+
+
 def network_weights(net) -> dict[str, np.ndarray]:
     """The network's weights under the names a ``PPOAgent`` checkpoint gives its policy layers."""
-    linear = [m for m in net if hasattr(m, "weight")]
-    names = [f"mlp_extractor.policy_net.{2 * i}" for i in range(len(linear) - 1)] + ["action_net"]
     weights = {}
-    for name, layer in zip(names, linear):
+    for name, layer in _layers(net):
         weights[f"{name}.weight"] = layer.weight.detach().numpy().copy()
         weights[f"{name}.bias"] = layer.bias.detach().numpy().copy()
     return weights
 
 
-def inputs(samples: ValueSamples, rows: np.ndarray, advice: bool) -> np.ndarray:
-    """float32 network inputs of ``rows``: the observation, then the advice as a one-hot where used."""
-    x = samples.observations[rows].astype(np.float32)
-    if advice:
-        hint = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
-        hint[np.arange(len(rows)), samples.advice[rows]] = 1
-        x = np.concatenate([x, hint], axis=1)
-    return x
+def set_network_weights(net, weights: dict[str, np.ndarray]) -> None:
+    """Load ``network_weights`` output (e.g. a checkpoint's) back into a network of the same shape."""
+    import torch
+
+    with torch.no_grad():
+        for name, layer in _layers(net):
+            layer.weight.copy_(torch.as_tensor(weights[f"{name}.weight"]))
+            layer.bias.copy_(torch.as_tensor(weights[f"{name}.bias"]))
 
 
-def regret(values: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-    """Per row, the best action's rollout value minus the chosen action's."""
-    return np.nanmax(values, axis=1) - values[np.arange(len(values)), chosen]
+def inputs(samples: ValueSamples, rows: np.ndarray) -> np.ndarray:
+    """float32 network inputs of ``rows``: the observation, then RuleAgent's choice as a one-hot
+    (as ``PPOAgent`` with advice builds them)."""
+    hint = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
+    hint[np.arange(len(rows)), samples.advice[rows]] = 1
+    return np.concatenate([samples.observations[rows].astype(np.float32), hint], axis=1)
+
+
+def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: float, batch: int = 4096) -> np.ndarray:
+    """The network's best legal action for each of ``rows``, RuleAgent's choice getting ``bonus`` (as ``PPOAgent`` plays)."""
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(rows), batch):
+            part = rows[start:start + batch]
+            x = inputs(samples, part)
+            values = net(torch.as_tensor(x)).numpy() + bonus * x[:, -NUM_ACTIONS:]
+            out.append(np.where(samples.masks[part], values, -np.inf).argmax(axis=1))
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def gains(net, samples: ValueSamples, rows: np.ndarray, bonus: float) -> dict[str, float]:
+    """On ``rows`` (decisions the fit did not see): how often the network departs from RuleAgent's choice, and
+    by phase the mean rollout value of its choice minus RuleAgent's (points per decision)."""
+    chosen = chosen_actions(net, samples, rows, bonus)
+    at = np.arange(len(rows))
+    gain = samples.values[rows][at, chosen] - samples.values[rows][at, samples.advice[rows]]
+    phase = samples.observations[rows][:, SLICES["phase"]].argmax(axis=1)
+    stats = {"differs": float((chosen != samples.advice[rows]).mean()) if len(rows) else 0.0}
+    for p in LEARNED_PHASES["both"]:
+        if (phase == p).any():
+            stats[Phase(p).name.lower()] = float(gain[phase == p].mean())
+    return stats
+
+
+def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, batch_size: int, seed: int) -> float:
+    """Fit ``net`` to the rollout values (times VALUE_SCALE) of decisions ``train``: the final epoch's mean loss.
+
+    The loss compares values centred over each decision's legal actions, so what the deal was worth to
+    everyone (the bulk of a score's spread) does not enter it, only how the actions differ.
+    """
+    import torch
+
+    rng = np.random.default_rng([seed, 4])
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr)
+    steps = max(1, epochs * (len(train) // batch_size))
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: max(0.05, 1 - i / steps))
+    loss_sum = 0.0
+    for _ in range(epochs):
+        order, loss_sum, count = rng.permutation(train), 0.0, 0
+        for start in range(0, max(1, len(order) - batch_size + 1), batch_size):
+            rows = order[start:start + batch_size]
+            target = np.nan_to_num(samples.values[rows] * VALUE_SCALE)
+            legal = torch.as_tensor(samples.masks[rows])
+            error = centred(net(torch.as_tensor(inputs(samples, rows))), legal) - centred(torch.as_tensor(target), legal)
+            loss = (error ** 2).sum(dim=1).div(legal.sum(dim=1)).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            loss_sum, count = loss_sum + float(loss.detach()), count + 1
+    return loss_sum / max(count, 1)
+
+
+def load_samples(paths: list) -> tuple[ValueSamples, np.ndarray]:
+    """The decisions of chunk files, concatenated, and the chunk index of each decision."""
+    parts, chunk = [], []
+    for i, path in enumerate(paths):
+        with np.load(path) as data:
+            parts.append(ValueSamples(*(data[f.name] for f in dataclasses.fields(ValueSamples))))
+        chunk.append(np.full(len(parts[-1].advice), i))
+    return ValueSamples.concatenate(parts), np.concatenate(chunk)

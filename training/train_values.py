@@ -1,0 +1,304 @@
+"""``wizard train-values``: learn bids and card play from rollout values, one policy-improvement step per iteration.
+
+    wizard train-values --out runs/values --seed 0       # the default run: 3-6 players, about 15 minutes
+    wizard train-values --out runs/values --resume       # continue: finished data chunks and iterations are kept
+
+Each iteration has three parts, all in ``--out``:
+
+1. **Data** (``data/iter-K/chunk-N.npz``, each chunk written atomically, so a killed run keeps every finished
+   chunk): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
+   the decisions every legal action is tried on copies of the deal and the round is played out by the current
+   agent (``training.rollout_values``): each action's round score in that deal. ``--workers`` processes.
+2. **Fit** (``training.rollout_values.fit``): a network from the observation and RuleAgent's choice to
+   the value of each action, fitted to those scores. The new agent plays the argmax, with ``--margin``
+   points added to RuleAgent's choice (the checkpoint's ``advice_bonus``): it departs from RuleAgent only
+   where it expects to gain more than that, so noise in the fit does not turn into play. The agent is
+   ``checkpoints/iter-K.npz`` and ``latest.npz``, in the format of ``PPOAgent`` (``wizard eval --agents ppo:PATH``).
+3. **Evaluation**: duplicate deals against RuleAgent at ``--players``, a row of ``curve.csv``.
+
+Iteration K+1 starts from iteration K's weights and collects its data with iteration K's agent, so each
+iteration improves on the agent of the one before (against itself as well as against RuleAgent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
+from agents.rule_agent import RuleAgent
+from wizard_env.actions import NUM_ACTIONS
+from wizard_env.files import remove_temps, write_atomic
+from wizard_env.observation import OBS_SIZE, OBS_VERSION
+from wizard_env.rules import Rules
+
+from . import rollout_values as rv
+from . import train_report
+from .train import field_docs, parse_mix, rules_json, run_lock
+
+HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal)"
+DESCRIPTION = (
+    "Iterations of: play games, try every legal action of sampled decisions on copies of the deal with the round "
+    "played out, fit a network to those values, evaluate against RuleAgent. Writes data chunks, checkpoints, "
+    "config.json and a learning curve (curve.csv, curve.png) into --out."
+)
+
+
+@dataclass
+class ValuesConfig:
+    """Everything that defines a run (saved as config.json and inside every checkpoint)."""
+
+    learn: str = "both"  #: phases the network decides: both, bid (trump and bids) or play
+    mix: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  #: player counts of the games (one network)
+    iterations: int = 1  #: policy-improvement steps (each: data, fit, evaluation)
+    samples: int = 300_000  #: decisions with rollout values per iteration
+    games: int = 192  #: games per data chunk (one player count each, in turn)
+    share: float = 0.25  #: share of the decisions with a choice that get rollout values
+    workers: int = 2  #: processes collecting data
+    margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
+    hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network
+    epochs: int = 4  #: passes over an iteration's data
+    learning_rate: float = 1e-3  #: Adam's step size, decayed linearly to 5% over the fit
+    batch_size: int = 512  #: decisions per gradient step
+    seed: int = 0  #: seeds the games, the agents and torch
+    eval_deals: int = 200  #: duplicate deals per evaluation (each played in every seat rotation)
+    torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran 7x slower)
+
+
+def check_config(cfg: ValuesConfig) -> None:
+    """ValueError naming the first impossible setting."""
+    if cfg.learn not in LEARNED_PHASES:
+        raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
+    for name in ("iterations", "samples", "games", "workers", "epochs", "batch_size", "eval_deals", "torch_threads"):
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(cfg, name)}")
+    if not 0 < cfg.share <= 1:
+        raise ValueError(f"--share must be in (0, 1], not {cfg.share}")
+    if cfg.margin < 0 or cfg.learning_rate <= 0:
+        raise ValueError(f"--margin must be at least 0 and --learning-rate positive, not {cfg.margin} and {cfg.learning_rate}")
+    if not cfg.hidden or any(h < 1 for h in cfg.hidden):
+        raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
+
+
+def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
+    """The JSON config stored with the weights (the network reads RuleAgent's advice; ReLU layers)."""
+    return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
+            "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": True,
+            "advice_bonus": cfg.margin * rv.VALUE_SCALE,
+            "rules": rules_json(rules), "train": {"method": "rollout-values", **dataclasses.asdict(cfg)},
+            "iteration": iteration, "num_samples": samples}
+
+
+def _collect_chunk(task: tuple) -> tuple[str, int]:
+    """Worker: one data chunk, written atomically to ``path``; (path, samples)."""
+    path, rules, games, seed, phases, share, checkpoint, torch_threads = task
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(torch_threads, user_api="blas")
+    agent = PPOAgent.load(checkpoint, seed=np.random.default_rng([seed, 3])) if checkpoint else None
+    samples = rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=agent, rollout=agent)
+    write_atomic(Path(path), lambda f: np.savez(f, **dataclasses.asdict(samples)), binary=True)
+    return path, len(samples.advice)
+
+
+def chunk_samples(path: Path) -> int:
+    """Decisions in a finished chunk file."""
+    with np.load(path) as data:
+        return len(data["advice"])
+
+
+class ValuesTrainer:
+    """One run: its folder, its iterations and the bookkeeping."""
+
+    def __init__(self, cfg: ValuesConfig, rules: Rules, out: Path, quiet: bool = False, log=print,
+                 rounds: str | int | list[int] = "standard"):
+        check_config(cfg)
+        self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log
+        self.mix = [Rules.make(n, rounds, rules.bidding.value, rules.bid_total_rule, rules.foresight) for n in cfg.mix]
+        self.started = time.monotonic()
+        self.curve = train_report.Curve(self.out / "curve.csv")
+
+    def checkpoint(self, iteration: int) -> Path:
+        """Where iteration ``iteration``'s agent is saved."""
+        return self.out / "checkpoints" / f"iter-{iteration}.npz"
+
+    def collect(self, iteration: int) -> list[Path]:
+        """The chunk files of an iteration: those already there, then new ones until ``samples`` decisions."""
+        cfg = self.cfg
+        folder = self.out / "data" / f"iter-{iteration}"
+        folder.mkdir(parents=True, exist_ok=True)
+        checkpoint = str(self.checkpoint(iteration - 1)) if iteration else ""
+        phases = LEARNED_PHASES[cfg.learn]
+        done, total, index = [], 0, 0
+
+        def task(i: int) -> tuple:
+            rules = self.mix[i % len(self.mix)]
+            seed = int(np.random.default_rng([cfg.seed, iteration, i]).integers(2**62))
+            return (str(folder / f"chunk-{i:05d}.npz"), rules_json(rules), cfg.games, seed, phases, cfg.share,
+                    checkpoint, cfg.torch_threads)
+
+        while (folder / f"chunk-{index:05d}.npz").is_file() and total < cfg.samples:
+            path = folder / f"chunk-{index:05d}.npz"
+            done.append(path)
+            total += chunk_samples(path)
+            index += 1
+        if total >= cfg.samples:
+            return done
+        if done:
+            self.log(f"iteration {iteration}: {len(done)} chunks ({total:,} decisions) already collected")
+        start, new = time.monotonic(), 0
+        with ProcessPoolExecutor(cfg.workers) as pool:
+            running = set()
+            for _ in range(cfg.workers):
+                running.add(pool.submit(_collect_chunk, task(index)))
+                index += 1
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    path, n = future.result()
+                    done.append(Path(path))
+                    total, new = total + n, new + n
+                    if total < cfg.samples:
+                        running.add(pool.submit(_collect_chunk, task(index)))
+                        index += 1
+                if not self.quiet:
+                    self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions "
+                             f"({new / (time.monotonic() - start):,.0f}/s)")
+        return sorted(done)
+
+    def fit(self, iteration: int, chunks: list[Path]) -> tuple[PPOAgent, dict]:
+        """Fit the network to an iteration's chunks (from the previous iteration's weights); the agent and stats."""
+        import torch
+
+        cfg = self.cfg
+        torch.manual_seed(cfg.seed + iteration)
+        net = rv.value_network(OBS_SIZE + NUM_ACTIONS, cfg.hidden)
+        if iteration:
+            rv.set_network_weights(net, load_checkpoint(self.checkpoint(iteration - 1))[1])
+        samples, chunk = rv.load_samples(chunks)
+        held_out = chunk % 12 == 11  # every 12th chunk: decisions of games the fit never sees
+        if not held_out.any() or held_out.all():
+            held_out = np.zeros(len(chunk), dtype=bool)
+        train, check = np.flatnonzero(~held_out), np.flatnonzero(held_out)[:30_000]
+        loss = rv.fit(net, samples, train, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed + iteration)
+        bonus = cfg.margin * rv.VALUE_SCALE
+        stats = {"decisions": int(len(train)), "loss": loss, **(rv.gains(net, samples, check, bonus) if check.size else {})}
+        config = checkpoint_config(self.cfg, self.rules, iteration, len(samples.advice))
+        weights = rv.network_weights(net)
+        save_checkpoint(self.checkpoint(iteration), config, weights)
+        save_checkpoint(self.out / "checkpoints" / "latest.npz", config, weights)
+        return PPOAgent(config, weights, seed=np.random.default_rng([cfg.seed, 7])), stats
+
+    def evaluate(self, agent: PPOAgent, samples: int) -> dict:
+        """Duplicate deals of ``agent`` against RuleAgents at ``--players``, added to the curve; the curve row."""
+        from .evaluate import evaluate
+
+        n, cfg = self.rules.num_players, self.cfg
+        agents = [agent] + [RuleAgent(seed=np.random.default_rng([cfg.seed, 8, s])) for s in range(n - 1)]
+        result = evaluate(self.rules, ["ppo"] + ["rule"] * (n - 1), cfg.eval_deals, seed=10_000 + cfg.seed, agents=agents)
+        self.curve.add(samples, time.monotonic() - self.started, result)
+        return train_report.row_of(result)
+
+    def run(self) -> PPOAgent:
+        """Every iteration not finished yet; the last iteration's agent."""
+        agent, samples = None, 0
+        for iteration in range(self.cfg.iterations):
+            path = self.checkpoint(iteration)
+            if path.is_file():  # finished by an earlier, interrupted run
+                config, weights = load_checkpoint(path)
+                agent, samples = PPOAgent(config, weights, source=str(path)), samples + config["num_samples"]
+                continue
+            chunks = self.collect(iteration)
+            agent, stats = self.fit(iteration, chunks)
+            samples += sum(chunk_samples(c) for c in chunks)
+            if not self.quiet:
+                gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k not in ("decisions", "loss", "differs"))
+                self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions (loss {stats['loss']:.3f}); on "
+                         f"held-out games it departs from RuleAgent at {stats.get('differs', 0):.1%} of decisions, "
+                         f"gain per decision by phase: {gained}")
+            row = self.evaluate(agent, samples)
+            if not self.quiet:
+                self.log(train_report.format_row(samples, time.monotonic() - self.started, row).replace("step", "decisions", 1))
+        return agent
+
+
+def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
+                 log=print, rounds: str | int | list[int] = "standard") -> ValuesTrainer:
+    """Check, lock the folder, run every iteration and plot; the trainer."""
+    out = Path(out)
+    check_config(cfg)
+    saved = out / "config.json"
+    if not resume and (saved.exists() or (out / "data").exists()):
+        raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
+    if resume:
+        if not saved.is_file():
+            raise ValueError(f"--resume: no run in {out} (no config.json)")
+        before = json.loads(saved.read_text())
+        now = {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
+        changed = [k for k in now["train"] if k not in ("iterations", "workers", "eval_deals") and before["train"].get(k) != now["train"][k]]
+        if before.get("rules") != now["rules"] or changed:
+            what = f"--{changed[0].replace('_', '-')} {before['train'].get(changed[0])!r}" if changed else f"rules {before.get('rules')}"
+            raise ValueError(f"--resume: {out} was started with {what}; pass the run's options (only --iterations, "
+                             f"--workers and --eval-deals may change)")
+    out.mkdir(parents=True, exist_ok=True)
+    with run_lock(out):
+        if resume:
+            for folder in [out, out / "checkpoints", *sorted((out / "data").glob("iter-*"))]:
+                for stale in remove_temps(folder):
+                    log(f"removed {stale}, left by a run killed while writing")
+        train_report.write_json(saved, {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
+        trainer = ValuesTrainer(cfg, rules, out, quiet, log, rounds)
+        trainer.run()
+        train_report.plot(trainer.curve.path, out / "curve.png")
+    return trainer
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``wizard train-values`` (the variant options are already there)."""
+    d, docs = ValuesConfig(), {k: v.replace("%", "%%") for k, v in field_docs(ValuesConfig).items()}
+    parser.add_argument("--out", default="runs/values", help="output folder (default runs/values)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out (finished chunks and iterations are kept)")
+    parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
+                        help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
+    for name in ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed", "eval_deals", "torch_threads"):
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(d, name),
+                            help=f"{docs[name]} (default {getattr(d, name):,})")
+    for name in ("share", "margin", "learning_rate"):
+        parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(d, name),
+                            help=f"{docs[name]} (default {getattr(d, name):g})")
+    parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
+    parser.add_argument("--mix", default=",".join(map(str, d.mix)),
+                        help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``wizard train-values``."""
+    from wizard_env.cli import make_rules, parse_rounds
+
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise ValueError("wizard train-values needs torch, from the train extras: "
+                         "pip install -c constraints.txt -e '.[train]'") from None
+    try:
+        hidden = [int(h) for h in args.hidden.split(",")]
+    except ValueError:
+        raise ValueError(f"--hidden {args.hidden!r}: expected layer sizes such as 256,256") from None
+    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix"}
+    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=parse_mix(args.mix))
+    torch.set_num_threads(cfg.torch_threads)
+    trainer = run_training(cfg, make_rules(args), args.out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
+    rules = ",".join(["rule"] * (trainer.rules.num_players - 1))
+    print(f"wrote {trainer.out}/checkpoints/latest.npz; evaluate it with: "
+          f"wizard eval --agents ppo:{trainer.out}/checkpoints/latest.npz,{rules} --games 2000")
+    return 0
