@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from wizard_env.bench import parse_sizes, table
+from wizard_env.bench import parse_sizes, rate, table
 from wizard_env.cli import main
 
 
@@ -44,3 +44,7 @@ def test_bad_bench_options_give_one_error_line(args, message, capsys):
 
 def test_sizes_parse():
     assert parse_sizes("1,64, 1024") == [1, 64, 1024]
+
+
+def test_a_tiny_duration_still_measures_at_least_one_step():
+    assert rate(lambda: 7, 1e-300, warmup=0) > 0  # it reported 0/s before

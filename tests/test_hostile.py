@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,11 @@ import numpy as np
 import pytest
 
 from agents.ppo_agent import PRETRAINED, load_checkpoint
+from agents.rule_agent import RuleAgent
 from wizard_env.cli import main
+from wizard_env.replay import game_record
+from wizard_env.rules import Rules
+from wizard_env.simulate import play_game
 
 BIG = str(10**12)
 DIGITS_5000 = "9" * 5000
@@ -41,6 +46,8 @@ def bad_files(folder: Path) -> None:
     np.savez(folder / "nan.npz", config=np.frombuffer(json.dumps(config).encode(), np.uint8), **arrays)
     (folder / "deep_config.npz").write_bytes(b"")
     np.savez(folder / "deep_config.npz", config=np.frombuffer(('{"a":' * 100_000 + "1" + "}" * 100_000).encode(), np.uint8))
+    record = game_record(play_game(Rules.make(3, 2), [RuleAgent(seed=0)] * 3, 5, record=True).game, ["rule"] * 3)
+    (folder / "seed_2_63.jsonl").write_text(json.dumps(record | {"seed": 2**63}) + "\n")
     run = folder / "damaged_run"
     (run / "checkpoints").mkdir(parents=True)
     (run / "checkpoints" / "latest.npz").write_bytes(b"x")
@@ -92,6 +99,8 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["{files}/text.jsonl", "--game", "x"], ["argument --game"]),
         (["{files}/text.jsonl", "--game", "1" * 40], ["argument --game"]),
         ([], ["FILE"]),
+        (["{files}/seed_2_63.jsonl"], ["{files}/seed_2_63.jsonl, line 1", "seed must be an integer from 0 to 2**63 - 1"]),
+        (["{files}/seed_2_63.jsonl", "--check"], ["{files}/seed_2_63.jsonl, line 1", "2**63 - 1"]),
     ],
     "play": [
         (["--seed", "-1"], ["argument --seed", "0 to 2**63 - 1"]),
@@ -264,3 +273,20 @@ def test_the_number_of_cases_per_subcommand():
     commands = {c for c, *_ in FLAT}
     assert commands == {"simulate", "replay", "play", "eval", "bench", "train"}
     assert all(len(CASES[c]) >= 8 for c in commands)
+
+
+@pytest.mark.parametrize(
+    "setting, value, needle",
+    [("learning_rate", float("nan"), "--learning-rate must be a finite number"), ("snapshot_every", 0, "--snapshot-every"),
+     ("torch_threads", 0, "--torch-threads"), ("pool", {"rule": float("inf")}, "--pool"), ("hidden", "ab", "'hidden'"),
+     ("hidden", [128, 0], "'hidden'"), ("num_envs", 10**12, "--num-envs 1,000,000,000,000 would need")],
+)
+def test_run_training_checks_its_config_before_it_makes_the_run_folder(setting, value, needle, tmp_path):
+    import dataclasses
+
+    from training.train import TrainConfig, run_training
+
+    cfg = dataclasses.replace(TrainConfig(), **{setting: value})
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        run_training(cfg, Rules.make(4), tmp_path / "run")
+    assert list(tmp_path.iterdir()) == []

@@ -52,9 +52,10 @@ def rate(step: Callable[[], int], seconds: float, warmup: float = 0.3) -> float:
     while time.perf_counter() < end:
         step()
     done, start = 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
+    while True:  # at least one step, so a tiny --seconds still measures something
         done += step()
-    return done / elapsed
+        if (elapsed := time.perf_counter() - start) >= seconds:
+            return done / elapsed
 
 
 def aec_env_loop(num_players: int, seed: int) -> Callable[[], int]:

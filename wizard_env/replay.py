@@ -29,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
+from .batch import check_seed
 from .cards import DECK_COUNTS, SUITS, WIZARD_NAME, card_name, parse_card
 from .files import AtomicWriter
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, WizardGame
@@ -253,8 +254,10 @@ def check_record(record: Any) -> dict:
         rules = Rules.from_dict(n, record["rules"])
     except ValueError as err:
         raise ReplayError(f"rules: {err}") from None
-    if record["seed"] < 0:
-        raise ReplayError(f"seed must be non-negative, not {record['seed']}")
+    try:
+        check_seed(record["seed"])
+    except ValueError as err:
+        raise ReplayError(str(err)) from None
     if len(record["seats"]) != n or not all(isinstance(s, str) for s in record["seats"]):
         raise ReplayError(f"'seats' must be {n} agent names")
     if not _int_list(record["final_totals"], n):
