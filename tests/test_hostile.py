@@ -10,6 +10,7 @@ installed command in a subprocess, as a user would.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agents.ppo_agent import PRETRAINED, load_checkpoint
 from agents.rule_agent import RuleAgent
@@ -290,3 +293,30 @@ def test_run_training_checks_its_config_before_it_makes_the_run_folder(setting, 
     with pytest.raises(ValueError, match=re.escape(needle)):
         run_training(cfg, Rules.make(4), tmp_path / "run")
     assert list(tmp_path.iterdir()) == []
+
+
+@given(st.one_of(st.text(max_size=60), st.integers().map(str), st.floats().map(str)))
+def test_an_option_value_parses_or_is_refused_in_one_short_line(text):
+    import argparse
+
+    from wizard_env import options
+
+    for parse in (options.int_type, options.float_type, options.seed_type, options.path_type):
+        try:
+            value = parse(text)
+        except argparse.ArgumentTypeError as err:
+            assert "\n" not in str(err) and len(str(err)) < 120
+        else:
+            assert parse is not options.seed_type or 0 <= value < 2**63
+            assert parse is not options.float_type or math.isfinite(value)
+
+
+@given(st.one_of(st.integers(), st.booleans(), st.floats(), st.text(max_size=5), st.none()))
+def test_check_seed_takes_exactly_the_ints_of_int64_range(seed):
+    from wizard_env.batch import check_seed
+
+    ok = type(seed) is int and 0 <= seed < 2**63
+    try:
+        assert check_seed(seed) == seed and ok
+    except ValueError as err:
+        assert not ok and "2**63 - 1" in str(err) and len(str(err)) < 120

@@ -21,7 +21,7 @@ GAME_BYTES = 32 * 1024
 
 
 def _shown(text: str) -> str:
-    return repr(text) if len(text) <= MAX_DIGITS else f"a value of {len(text):,} characters"
+    return short_repr(text) if len(text) <= 100 else f"a value of {len(text):,} characters"
 
 
 def int_type(text: str) -> int:
