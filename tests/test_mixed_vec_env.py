@@ -128,3 +128,15 @@ def test_a_different_card_changes_the_learners_reward_by_its_score_change():
     assert changed.any()
     for g in np.flatnonzero(changed):
         assert last[g] - first[g] == oracle_score(int(bids_b[g, 0]), int(tricks_b[g, 0])) - oracle_score(int(bids_a[g, 0]), int(tricks_a[g, 0]))
+
+
+def test_a_failed_seed_or_pool_change_leaves_the_mixed_env_as_it_was():
+    env, twin = (MixedVecEnv(6, players=(3, 4), seed=2, rounds=2) for _ in range(2))
+    env.reset(), twin.reset()
+    for call in (lambda: env.seed(-1), lambda: env.seed(2**63), lambda: env.set_opponent_pool(["rule", "ppo:/no/such.npz"])):
+        with pytest.raises(ValueError):
+            call()
+    assert np.array_equal(env.reset(), twin.reset())
+    assert env.get_attr("game_seed") == twin.get_attr("game_seed")
+    with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
+        MixedVecEnv(6, players=(3, 4), seed=2**63)

@@ -89,8 +89,9 @@ are terminated; none is ever truncated.
 Variants and deals
 ------------------
 A round's deal depends only on the game seed and the round number, so the same seed deals the same
-cards whatever is played. ``reset(seed=s)`` plays game seed ``s``; a ``reset()`` without a seed draws
-the next game seed from a generator seeded by the last seed given. ``infos[agent]`` holds the game
+cards whatever is played. ``reset(seed=s)`` plays game seed ``s`` (an int from 0 to 2**63 - 1, as
+every seed of this package; anything else is a ValueError and changes nothing); a ``reset()`` without
+a seed draws the next game seed from a generator seeded by the last seed given. ``infos[agent]`` holds the game
 seed and, after a round, ``round_scores``.
 
 Version history

@@ -47,9 +47,10 @@ one game: terminated after the last round, never truncated. ``info`` holds ``lea
 
 Seeds
 -----
-``reset(seed=s)`` seeds the env's Generator (``self.np_random``); every game then draws from it its
-game seed, the learner's seat and the seeds of the opponents built from specs, so the same seed
-gives the same games. ``Agent`` objects passed in are used as they are, with their own generators;
+``reset(seed=s)`` (s an int from 0 to 2**63 - 1, as for the AEC env) seeds the env's Generator
+(``self.np_random``); every game then draws from it its game seed, the learner's seat and the seeds
+of the opponents built from specs, so the same seed gives the same games. A reset that fails (a bad
+seed, a sampler or an opponent that raises) leaves the env and its Generator as they were. ``Agent`` objects passed in are used as they are, with their own generators;
 for reproducible games pass specs, or a sampler that seeds its agents from the Generator it gets.
 """
 

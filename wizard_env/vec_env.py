@@ -80,7 +80,9 @@ specs get seeds drawn from it when the pool is set or the Generator is seeded, a
 delegate (only when ``learn`` is not ``"both"``); ``Agent`` objects are used as they are.
 ``reset()`` starts new games in every slot; SB3's ``seed(s)`` (which
 MaskablePPO's ``seed`` calls) reseeds the Generator with ``s`` at the next ``reset()``, so
-``WizardVecEnv(seed=s).reset()`` and ``env.seed(s); env.reset()`` play the same games.
+``WizardVecEnv(seed=s).reset()`` and ``env.seed(s); env.reset()`` play the same games. A seed is an
+int from 0 to 2**63 - 1; ``seed()`` refuses another at once, and a failed ``seed()`` or
+``set_opponent_pool()`` leaves the VecEnv as it was.
 """
 
 from __future__ import annotations
