@@ -171,6 +171,35 @@ def test_a_policy_with_advice_reads_rule_agents_choice_after_the_observation():
     assert np.array_equal(other.act_batch(obs, masks), expected.argmax(axis=1))
 
 
+
+def test_advice_bonus_departs_from_rule_agent_only_where_the_values_gain_more_than_it():
+    obs, masks = positions(150)
+    rule = RuleAgent(seed=4).act_batch(obs, masks)
+    # values: 1.0 for the first legal action, 0 elsewhere (no hidden layer, the bias alone)
+    weights = {"action_net.weight": np.zeros((NUM_ACTIONS, OBS_SIZE + NUM_ACTIONS)), "action_net.bias": np.zeros(NUM_ACTIONS)}
+    first = masks.argmax(axis=1)
+    for bonus, expected in ((0.0, None), (0.5, None), (1.5, rule)):
+        chosen = []
+        for o, m, f in zip(obs, masks, first):
+            w = dict(weights)
+            w["action_net.bias"] = np.where(np.arange(NUM_ACTIONS) == f, 1.0, 0.0)
+            agent = PPOAgent(config() | {"hidden": [], "advice": True, "advice_bonus": bonus}, w, seed=4)
+            chosen.append(agent.act(o, m))
+        chosen = np.array(chosen)
+        if expected is None:  # the bonus is below the value's lead: the first legal action, advice or not
+            assert np.array_equal(chosen, first)
+        else:
+            assert np.array_equal(chosen, rule)
+    assert (first != rule).any()  # the two choices differ somewhere, so the test tells them apart
+
+
+@pytest.mark.parametrize("bonus", [-0.5, float("nan"), "1", True])
+def test_a_bad_advice_bonus_is_refused(bonus):
+    weights = {"action_net.weight": np.zeros((NUM_ACTIONS, OBS_SIZE + NUM_ACTIONS)), "action_net.bias": np.zeros(NUM_ACTIONS)}
+    with pytest.raises(ValueError, match="advice_bonus"):
+        PPOAgent(config() | {"hidden": [], "advice": True, "advice_bonus": bonus}, weights)
+
+
 class Exploit:
     """Unpickling this creates a file: proof that loading ran code from the file."""
 
