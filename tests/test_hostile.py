@@ -55,6 +55,10 @@ def bad_files(folder: Path) -> None:
     (run / "checkpoints").mkdir(parents=True)
     (run / "checkpoints" / "latest.npz").write_bytes(b"x")
     (run / "config.json").write_text('{"train":' * 100_000 + "1" + "}" * 100_000)
+    odd = folder / "odd_run"
+    (odd / "checkpoints").mkdir(parents=True)
+    (odd / "checkpoints" / "latest.npz").write_bytes(b"x")
+    (odd / "config.json").write_text(json.dumps({"train": {"hidden": "ab", "activation": "relu"}}))
 
 
 CASES: dict[str, list[tuple[list[str], list[str]]]] = {
@@ -186,6 +190,7 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--init-from", "{files}/hidden_ab.npz"], ["{files}/hidden_ab.npz", "config entry 'hidden'"]),
         (["--init-from", "{files}/missing.npz"], ["{files}/missing.npz"]),
         (["--resume", "--out", "{files}/damaged_run"], ["{files}/damaged_run/config.json", "not a run config"]),
+        (["--resume", "--out", "{files}/odd_run"], ["{files}/odd_run/config.json", "config entry 'hidden'"]),
     ],
 }
 

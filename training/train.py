@@ -39,6 +39,7 @@ from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, 
 from agents.random_agent import RandomAgent
 from agents.rule_agent import RuleAgent
 from wizard_env import options
+from wizard_env.batch import short_repr
 from wizard_env.files import remove_temps
 from wizard_env.game import NUM_ACTIONS
 from wizard_env.observation import OBS_SIZE, OBS_VERSION
@@ -383,6 +384,14 @@ def saved_config(out: Path) -> dict | None:
         raise ValueError(f"{path}: not a run config ({type(e).__name__})") from None
     if not isinstance(saved, dict) or not isinstance(saved.get("train"), dict):
         raise ValueError(f"{path}: not a run config (no 'train' object)")
+    train = saved["train"]
+    try:
+        check_hidden(train.get("hidden"))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    if train.get("activation") not in ("relu", "tanh") or not isinstance(train.get("advice", False), bool):
+        raise ValueError(f"{path}: activation must be relu or tanh and advice true or false, "
+                         f"not {short_repr(train.get('activation'))} and {short_repr(train.get('advice', False))}")
     return saved
 
 
