@@ -1,0 +1,64 @@
+"""wizard train-values on tiny budgets: what a run writes, how it resumes, what it refuses."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.ppo_agent import PPOAgent, load_checkpoint
+from training.rollout_values import VALUE_SCALE
+from training.train_values import ValuesConfig, run_training
+from wizard_env.batch import WizardBatch
+from wizard_env.rules import Rules
+
+RULES = Rules.make(3, rounds=3)
+TINY = ValuesConfig(mix=[3], samples=150, games=4, workers=1, epochs=1, eval_deals=2, hidden=[16], margin=2.0)
+
+
+def run(out: Path, cfg: ValuesConfig = TINY, resume: bool = False):
+    return run_training(cfg, RULES, out, resume=resume, quiet=True, log=lambda line: None, rounds=3)
+
+
+def test_a_run_writes_agents_that_play_and_a_resume_keeps_what_is_finished(tmp_path: Path):
+    out = tmp_path / "run"
+    run(out)
+    first = out / "checkpoints" / "iter-0.npz"
+    config, _ = load_checkpoint(first)
+    assert config["advice_bonus"] == pytest.approx(2.0 * VALUE_SCALE) and config["train"]["method"] == "rollout-values"
+    assert len((out / "curve.csv").read_text().splitlines()) == 2  # header and one evaluation
+    chunks = sorted((out / "data" / "iter-0").iterdir())
+    stamps = [p.stat().st_mtime_ns for p in [first, *chunks]]
+
+    run(out, dataclasses.replace(TINY, iterations=2), resume=True)
+    assert [p.stat().st_mtime_ns for p in [first, *chunks]] == stamps  # iteration 0 was not redone
+    assert sorted((out / "data" / "iter-0").iterdir()) == chunks
+    assert (out / "data" / "iter-1").is_dir() and len((out / "curve.csv").read_text().splitlines()) == 3
+    agent = PPOAgent.load(out / "checkpoints" / "latest.npz", seed=0)
+    batch = WizardBatch(RULES, 4, seed=1, autoreset=False)
+    while (live := np.flatnonzero(batch.phase != 3)).size:  # a whole game: every action legal (step checks)
+        batch.step(agent.act_batch(batch.observe(live), batch.legal_masks(live)), live)
+
+
+def test_a_new_run_into_a_used_folder_and_a_resume_with_other_settings_are_refused(tmp_path: Path):
+    out = tmp_path / "run"
+    run(out)
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    with pytest.raises(ValueError, match="already holds a run"):
+        run(out)
+    with pytest.raises(ValueError, match="--margin"):
+        run(out, dataclasses.replace(TINY, margin=1.0), resume=True)
+    with pytest.raises(ValueError, match="no run"):
+        run(tmp_path / "empty", resume=True)
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+
+
+@pytest.mark.parametrize("change, option", [({"samples": 0}, "--samples"), ({"share": 1.5}, "--share"),
+                                            ({"margin": -1.0}, "--margin"), ({"hidden": []}, "--hidden"),
+                                            ({"learn": "all"}, "--learn")])
+def test_impossible_settings_are_named_before_anything_is_written(tmp_path: Path, change, option):
+    with pytest.raises(ValueError, match=option):
+        run(tmp_path / "run", dataclasses.replace(TINY, **change))
+    assert not (tmp_path / "run").exists()
