@@ -5,7 +5,8 @@
     wizard play --players 3 --opponents rule --rounds 5
 
 Exit status: 0 on success; 2 after one ``wizard: error: ...`` line on stderr for bad arguments,
-impossible configurations or unreadable replay files; 1 when a ``play`` game is abandoned (input ended
+impossible configurations or unreadable replay files (every option is checked before any work starts,
+by ``wizard_env.options``; an unexpected error is one line too, never a traceback); 1 when a ``play`` game is abandoned (input ended
 or ``quit``); 130 after Ctrl-C and 143 after SIGTERM, files being written left as they were.
 """
 
