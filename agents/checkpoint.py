@@ -53,10 +53,10 @@ def read_archive(path: str | os.PathLike) -> tuple[object, dict[str, np.ndarray]
     """The parsed config and the arrays of a checkpoint file; ValueError (or zipfile/OS errors) if it is not one."""
     with zipfile.ZipFile(path) as archive:
         infos = archive.infolist()
-        names = [info.filename for info in infos]
+        names = [info.filename.removesuffix(".npy") for info in infos]
         if len(set(names)) != len(names):
-            raise ValueError("the archive holds two members of one name")
-        members = {name.removesuffix(".npy"): info for name, info in zip(names, infos)}
+            raise ValueError("the archive holds two entries of one name")
+        members = dict(zip(names, infos))
         for name, info in members.items():  # sizes as the zip declares them, before anything is decompressed
             limit = MAX_CONFIG_BYTES if name == "config" else MAX_MEMBER_BYTES
             if info.file_size > limit:
