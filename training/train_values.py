@@ -37,6 +37,7 @@ import numpy as np
 from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
 from agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS
+from wizard_env import options
 from wizard_env.files import remove_temps, write_atomic
 from wizard_env.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.rules import Rules
@@ -87,6 +88,12 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError(f"--margin must be at least 0 and --learning-rate positive, not {cfg.margin} and {cfg.learning_rate}")
     if not cfg.hidden or any(h < 1 for h in cfg.hidden):
         raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
+    options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
+    options.check_memory("--games", cfg.games * cfg.workers, options.GAME_BYTES * 8)  # with the rollouts' copies
+
+
+#: Memory of one decision held for the fit: float16 observation, mask, values, advice, and the load's copy.
+SAMPLE_BYTES = 2 * (2 * OBS_SIZE + 5 * NUM_ACTIONS + 8)
 
 
 def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
@@ -265,15 +272,15 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard train-values`` (the variant options are already there)."""
     d, docs = ValuesConfig(), {k: v.replace("%", "%%") for k, v in field_docs(ValuesConfig).items()}
-    parser.add_argument("--out", default="runs/values", help="output folder (default runs/values)")
+    parser.add_argument("--out", type=options.path_type, default="runs/values", help="output folder (default runs/values)")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out (finished chunks and iterations are kept)")
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     for name in ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed", "eval_deals", "torch_threads"):
-        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=getattr(d, name),
-                            help=f"{docs[name]} (default {getattr(d, name):,})")
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
+                            default=getattr(d, name), help=f"{docs[name]} (default {getattr(d, name):,})")
     for name in ("share", "margin", "learning_rate"):
-        parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=getattr(d, name),
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type, default=getattr(d, name),
                             help=f"{docs[name]} (default {getattr(d, name):g})")
     parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
@@ -291,11 +298,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("wizard train-values needs torch, from the train extras: "
                          "pip install -c constraints.txt -e '.[train]'") from None
     try:
-        hidden = [int(h) for h in args.hidden.split(",")]
-    except ValueError:
-        raise ValueError(f"--hidden {args.hidden!r}: expected layer sizes such as 256,256") from None
+        hidden = [options.int_type(h) for h in args.hidden.split(",")]
+    except argparse.ArgumentTypeError:
+        raise ValueError(f"--hidden {options.short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
     fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix"}
     cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=parse_mix(args.mix))
+    check_config(cfg)  # before torch is given --torch-threads
     torch.set_num_threads(cfg.torch_threads)
     trainer = run_training(cfg, make_rules(args), args.out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
     rules = ",".join(["rule"] * (trainer.rules.num_players - 1))
