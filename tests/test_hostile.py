@@ -192,6 +192,20 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--resume", "--out", "{files}/damaged_run"], ["{files}/damaged_run/config.json", "not a run config"]),
         (["--resume", "--out", "{files}/odd_run"], ["{files}/odd_run/config.json", "config entry 'hidden'"]),
     ],
+    "train-values": [
+        (["--out", ""], ["argument --out", "empty"]),
+        (["--seed", "-1"], ["argument --seed"]),
+        (["--samples", BIG], ["--samples 1,000,000,000,000 would need about"]),
+        (["--games", "0"], ["--games must be at least 1"]),
+        (["--share", "2"], ["--share"]),
+        (["--share", "nan"], ["argument --share", "finite"]),
+        (["--margin", "-1"], ["--margin"]),
+        (["--hidden", "x"], ["--hidden 'x'"]),
+        (["--hidden", "0"], ["--hidden"]),
+        (["--torch-threads", "0"], ["--torch-threads must be at least 1"]),
+        (["--workers", "0"], ["--workers"]),
+        (["--mix", "2"], ["--mix '2'"]),
+    ],
 }
 
 FLAT = [(command, args, needles) for command, cases in CASES.items() for args, needles in cases]
@@ -230,7 +244,7 @@ def check_one_line(stderr: str, needles: list[str]) -> str:
 def test_bad_input_gives_one_line_naming_it_and_changes_nothing(command, args, needles, files, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a default output folder (runs/...) would appear here
     out = tmp_path / "out"
-    train_out = ["--out", str(out)] if command == "train" and "--out" not in args else []
+    train_out = ["--out", str(out)] if command.startswith("train") and "--out" not in args else []
     before = snapshot(files.parent)
     status = main([command, *expand(args, files, out), *train_out])
     captured = capsys.readouterr()
@@ -279,7 +293,7 @@ def test_an_unexpected_exception_is_still_one_line(error, monkeypatch, capsys):
 
 def test_the_number_of_cases_per_subcommand():
     commands = {c for c, *_ in FLAT}
-    assert commands == {"simulate", "replay", "play", "eval", "bench", "train"}
+    assert commands == {"simulate", "replay", "play", "eval", "bench", "train", "train-values"}
     assert all(len(CASES[c]) >= 8 for c in commands)
 
 
