@@ -301,7 +301,8 @@ def test_the_number_of_cases_per_subcommand():
     "setting, value, needle",
     [("learning_rate", float("nan"), "--learning-rate must be a finite number"), ("snapshot_every", 0, "--snapshot-every"),
      ("torch_threads", 0, "--torch-threads"), ("pool", {"rule": float("inf")}, "--pool"), ("hidden", "ab", "'hidden'"),
-     ("hidden", [128, 0], "'hidden'"), ("num_envs", 10**12, "--num-envs 1,000,000,000,000 would need")],
+     ("hidden", [128, 0], "'hidden'"), ("num_envs", 10**12, "--num-envs 1,000,000,000,000 would need"),
+     ("seed", -1, "--seed must be an integer from 0 to 2**63 - 1")],
 )
 def test_run_training_checks_its_config_before_it_makes_the_run_folder(setting, value, needle, tmp_path):
     import dataclasses

@@ -39,7 +39,7 @@ from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, 
 from agents.random_agent import RandomAgent
 from agents.rule_agent import RuleAgent
 from wizard_env import options
-from wizard_env.batch import short_repr
+from wizard_env.batch import check_seed, short_repr
 from wizard_env.files import remove_temps
 from wizard_env.game import NUM_ACTIONS
 from wizard_env.observation import OBS_SIZE, OBS_VERSION
@@ -171,6 +171,7 @@ def check_config(cfg: TrainConfig) -> None:
     if not isinstance(cfg.learn, str) or cfg.learn not in LEARNED_PHASES:
         raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
     check_hidden(cfg.hidden)
+    check_seed(cfg.seed, "--seed")
     if cfg.activation not in ("relu", "tanh") or not isinstance(cfg.advice, bool):
         raise ValueError(f"activation must be relu or tanh and advice true or false, not {cfg.activation!r} and {cfg.advice!r}")
     for name, (low, high) in RANGES.items():
