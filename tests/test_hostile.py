@@ -315,7 +315,8 @@ def test_run_training_checks_its_config_before_it_makes_the_run_folder(setting, 
     assert list(tmp_path.iterdir()) == []
 
 
-@given(st.one_of(st.text(max_size=60), st.integers().map(str), st.floats().map(str)))
+@given(st.one_of(st.text(max_size=60), st.integers().map(str), st.floats().map(str),
+                 st.from_regex(r"\s*[-+]{0,2}[0-9]{1,40}\s*", fullmatch=True)))
 def test_an_option_value_parses_or_is_refused_in_one_short_line(text):
     import argparse
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 
 from .batch import check_seed, short_repr
 
@@ -26,8 +27,7 @@ def _shown(text: str) -> str:
 
 def int_type(text: str) -> int:
     """An integer option (argparse ``type``): digits with an optional sign."""
-    digits = text.strip().removeprefix("-").removeprefix("+")
-    if not digits.isascii() or not digits.isdigit() or len(digits) > MAX_DIGITS:
+    if not re.fullmatch(rf"\s*[+-]?[0-9]{{1,{MAX_DIGITS}}}\s*", text):
         raise argparse.ArgumentTypeError(f"expected an integer, not {_shown(text)}")
     return int(text)
 
