@@ -27,9 +27,10 @@ def _shown(text: str) -> str:
 
 def int_type(text: str) -> int:
     """An integer option (argparse ``type``): digits with an optional sign."""
-    if not re.fullmatch(rf"\s*[+-]?[0-9]{{1,{MAX_DIGITS}}}\s*", text):
+    match = re.fullmatch(rf"\s*([+-]?[0-9]{{1,{MAX_DIGITS}}})\s*", text)
+    if not match:
         raise argparse.ArgumentTypeError(f"expected an integer, not {_shown(text)}")
-    return int(text)
+    return int(match[1])
 
 
 def float_type(text: str) -> float:
