@@ -31,6 +31,7 @@ from wizard_env.simulate import play_game
 
 BIG = str(10**12)
 DIGITS_5000 = "9" * 5000
+LONG = "x" * 100_000
 NOT_BATCH_SIZE = "batch_size"  # a word the message of a train option once leaked instead of the option
 
 
@@ -95,6 +96,9 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--with-legal"], ["--with-legal needs --replay"]),
         (["--bidding", "hidden", "--bid-total-rule"], ["needs open bidding"]),
         (["--bidding", "loud"], ["argument --bidding"]),
+        (["--bidding", LONG], ["argument --bidding", "characters cut"]),
+        (["--agents", LONG], ["--agents: unknown agent", "characters cut"]),
+        (["--rounds", LONG], ["--rounds", "characters cut"]),
     ],
     "replay": [
         ([""], ["argument FILE", "empty"]),
@@ -171,6 +175,7 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--pool", "rule=inf,self=1"], ["--pool", "finite"]),
         (["--pool", "ghost=1"], ["--pool"]),
         (["--pool", "rule=1,self"], ["--pool"]),
+        (["--pool", LONG], ["--pool", "characters cut"]),
         (["--learning-rate", "inf"], ["argument --learning-rate", "finite"]),
         (["--learning-rate", "0"], ["--learning-rate must be more than 0"]),
         (["--gae-lambda", "2"], ["--gae-lambda", "at most 1"]),

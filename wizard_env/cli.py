@@ -42,6 +42,8 @@ from .simulate import SeatSummary, play_game, summarise
 #: What ``play`` accepts for each suit of ``SUITS`` besides its letter (and the singular).
 SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
 USAGE_ERROR = 2
+#: The longest error line ``main`` prints (a longer one, echoing a huge value, is cut in the middle).
+MAX_MESSAGE = 500
 #: What ``simulate`` keeps per game until the summary (its seed and scores; measured: about 550 bytes).
 SIMULATE_BYTES_PER_GAME = 1000
 ABANDONED = 1
@@ -493,5 +495,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = "out of memory: this machine cannot hold what the options ask for"
     except Exception as err:  # a bug: still one line and no traceback, as the contract promises
         message = f"internal error ({type(err).__name__}: {short_repr(str(err), 200)}); please report it with the command line"
-    print(f"wizard: error: {' '.join(message.splitlines())}", file=sys.stderr)
+    message = " ".join(message.splitlines())
+    if len(message) > MAX_MESSAGE:  # a huge value echoed back: keep the start, which names the option, and the end
+        cut = len(message) - MAX_MESSAGE + 100
+        message = f"{message[:MAX_MESSAGE - 200]} ... ({cut:,} characters cut) ... {message[-100:]}"
+    print(f"wizard: error: {message}", file=sys.stderr)
     return USAGE_ERROR
