@@ -139,6 +139,7 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--agents", "rule,bogus,rule,rule", "--out", "{out}"], ["--agents", "unknown agent 'bogus'"]),
         (["--agents", "rule,rule,rule,rule", "--reference", "ghost", "--out", "{out}"], ["--reference 'ghost'"]),
         (["--agents", "rule,ppo:{files}/hidden_one.npz,rule,rule", "--out", "{out}"], ["{files}/hidden_one.npz"]),
+        (["--agents", "ppo-bid,rule,rule", "--players", "3", "--games", "1", "--out", "{out}"], ["trained for 4 players, not the 3"]),
     ],
     "bench": [
         (["--seconds", "nan"], ["argument --seconds", "finite"]),
