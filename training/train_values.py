@@ -179,7 +179,7 @@ class ValuesTrainer:
                         index += 1
                 if not self.quiet:
                     self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions "
-                             f"({new / (time.monotonic() - start):,.0f}/s)")
+                             f"({new / (time.monotonic() - start):,.0f}/s, {(time.monotonic() - self.started) / 60:.1f} min)")
         return sorted(done)
 
     def fit(self, iteration: int, chunks: list[Path]) -> tuple[PPOAgent, dict]:
@@ -225,11 +225,13 @@ class ValuesTrainer:
                 agent, samples = PPOAgent(config, weights, source=str(path)), samples + config["num_samples"]
                 continue
             chunks = self.collect(iteration)
+            fitting = time.monotonic()
             agent, stats = self.fit(iteration, chunks)
+            fitting = time.monotonic() - fitting
             samples += sum(chunk_samples(c) for c in chunks)
             if not self.quiet:
                 gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k not in ("decisions", "loss", "differs"))
-                self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions (loss {stats['loss']:.3f}); on "
+                self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions in {fitting:.0f} s (loss {stats['loss']:.3f}); on "
                          f"held-out games it departs from RuleAgent at {stats.get('differs', 0):.1%} of decisions, "
                          f"gain per decision by phase: {gained}")
             row = self.evaluate(agent, samples)
