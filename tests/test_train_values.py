@@ -55,7 +55,7 @@ def test_a_new_run_into_a_used_folder_and_a_resume_with_other_settings_are_refus
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
 
 
-@pytest.mark.parametrize("change, option", [({"samples": 0}, "--samples"), ({"share": 1.5}, "--share"),
+@pytest.mark.parametrize("change, option", [({"samples": 0}, "--samples"), ({"share": 1.5}, "--share"), ({"workers": 10**6}, "--workers"),
                                             ({"margin": -1.0}, "--margin"), ({"hidden": []}, "--hidden"),
                                             ({"learn": "all"}, "--learn")])
 def test_impossible_settings_are_named_before_anything_is_written(tmp_path: Path, change, option):

@@ -164,6 +164,15 @@ ABOVE_ZERO = ("learning_rate", "reward_scale", "clip_range")
 ROLLOUT_BYTES_PER_STEP = 8 * 1024
 
 
+def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], above_zero: tuple[str, ...]) -> None:
+    """ValueError naming (as its option) the first setting of ``cfg`` outside its range in ``ranges``."""
+    for name, (low, high) in ranges.items():
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"--{name.replace('_', '-')} must be a finite number, not {value!r}")
+        options.check_range(f"--{name.replace('_', '-')}", value, low, high, above=name in above_zero)
+
+
 def check_config(cfg: TrainConfig) -> None:
     """ValueError naming the first impossible setting (as its option) or one that would not fit in memory."""
     from .evaluate import EVAL_BYTES_PER_GAME
@@ -174,11 +183,7 @@ def check_config(cfg: TrainConfig) -> None:
     check_seed(cfg.seed, "--seed")
     if cfg.activation not in ("relu", "tanh") or not isinstance(cfg.advice, bool):
         raise ValueError(f"activation must be relu or tanh and advice true or false, not {cfg.activation!r} and {cfg.advice!r}")
-    for name, (low, high) in RANGES.items():
-        value = getattr(cfg, name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"--{name.replace('_', '-')} must be a finite number, not {value!r}")
-        options.check_range(f"--{name.replace('_', '-')}", value, low, high, above=name in ABOVE_ZERO)
+    check_ranges(cfg, RANGES, ABOVE_ZERO)
     unknown = set(cfg.pool) - {"rule", "self", "random"}
     weights = list(cfg.pool.values())
     if unknown or not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:

@@ -44,7 +44,7 @@ from wizard_env.rules import Rules
 
 from . import rollout_values as rv
 from . import train_report
-from .train import field_docs, parse_mix, rules_json, run_lock
+from .train import check_ranges, field_docs, parse_mix, rules_json, run_lock
 
 HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal)"
 DESCRIPTION = (
@@ -75,17 +75,20 @@ class ValuesConfig:
     torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran 7x slower)
 
 
+#: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
+    "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
+    "torch_threads": (1, 256),
+}
+ABOVE_ZERO = ("share", "learning_rate")
+
+
 def check_config(cfg: ValuesConfig) -> None:
-    """ValueError naming the first impossible setting."""
+    """ValueError naming the first impossible setting (as its option) or one that would not fit in memory."""
     if cfg.learn not in LEARNED_PHASES:
         raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
-    for name in ("iterations", "samples", "games", "workers", "epochs", "batch_size", "eval_deals", "torch_threads"):
-        if getattr(cfg, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {getattr(cfg, name)}")
-    if not 0 < cfg.share <= 1:
-        raise ValueError(f"--share must be in (0, 1], not {cfg.share}")
-    if cfg.margin < 0 or cfg.learning_rate <= 0:
-        raise ValueError(f"--margin must be at least 0 and --learning-rate positive, not {cfg.margin} and {cfg.learning_rate}")
+    check_ranges(cfg, RANGES, ABOVE_ZERO)
     if not cfg.hidden or any(h < 1 for h in cfg.hidden):
         raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
     options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
