@@ -469,6 +469,17 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
     return trainer
 
 
+def add_number_options(parser: argparse.ArgumentParser, defaults, docs: dict[str, str], ints: tuple[str, ...],
+                       floats: tuple[str, ...]) -> None:
+    """An option ``--a-b`` for each numeric field ``a_b`` of a config dataclass, with its doc line and default."""
+    for name in ints:
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
+                            default=getattr(defaults, name), help=f"{docs[name]} (default {getattr(defaults, name):,})")
+    for name in floats:
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type, default=getattr(defaults, name),
+                            help=f"{docs[name]} (default {getattr(defaults, name):g})")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard train`` (the variant options are already there)."""
     d, docs = TrainConfig(), {k: v.replace("%", "%%") for k, v in field_docs(TrainConfig).items()}
@@ -479,15 +490,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the warm start, e.g. --learn both after a --learn bid run")
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
-    for name in ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_deals",
-                 "checkpoint_every", "snapshot_every", "snapshots", "bc_games", "bc_epochs", "torch_threads"):
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
-                            default=getattr(d, name),
-                            help=f"{docs[name]} (default {getattr(d, name):,})")
-    for name in ("max_minutes", "learning_rate", "ent_coef", "reward_scale", "bc_smoothing", "target_kl", "gae_lambda",
-                 "clip_range"):
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type, default=getattr(d, name),
-                            help=f"{docs[name]} (default {getattr(d, name):g})")
+    add_number_options(parser, d, docs, ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_every",
+                                         "eval_deals", "checkpoint_every", "snapshot_every", "snapshots", "bc_games",
+                                         "bc_epochs", "torch_threads"),
+                       ("max_minutes", "learning_rate", "ent_coef", "reward_scale", "bc_smoothing", "target_kl",
+                        "gae_lambda", "clip_range"))
     parser.add_argument("--episode", choices=("round", "game"), default=d.episode,
                         help=f"{docs['episode']} (default {d.episode})")
     parser.add_argument("--no-advice", dest="advice", action="store_false",

@@ -44,7 +44,7 @@ from wizard_env.rules import Rules
 
 from . import rollout_values as rv
 from . import train_report
-from .train import check_ranges, field_docs, parse_mix, rules_json, run_lock
+from .train import add_number_options, check_ranges, field_docs, parse_mix, rules_json, run_lock
 
 HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal)"
 DESCRIPTION = (
@@ -281,12 +281,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the run in --out (finished chunks and iterations are kept)")
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
-    for name in ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed", "eval_deals", "torch_threads"):
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
-                            default=getattr(d, name), help=f"{docs[name]} (default {getattr(d, name):,})")
-    for name in ("share", "margin", "learning_rate"):
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type, default=getattr(d, name),
-                            help=f"{docs[name]} (default {getattr(d, name):g})")
+    add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
+                                         "eval_deals", "torch_threads"), ("share", "margin", "learning_rate"))
     parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
