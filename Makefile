@@ -21,7 +21,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
-# The shipped PPO agent against three RuleAgents on 300 duplicate deals (every deal in every seat rotation).
+# The shipped learned agent (ppo) against three RuleAgents on 300 duplicate deals (every deal in every seat rotation).
 demo: install
 	$(BIN)/wizard eval --players 4 --agents ppo,rule,rule,rule --games 300 --seed 0 --out runs/demo
 

@@ -53,7 +53,7 @@ LEARNED_PHASES: dict[str, tuple[int, ...]] = {
 }
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
 _PRETRAINED = Path(__file__).resolve().parent / "pretrained"
-#: The shipped agent for 3-6 players (bids learned, RuleAgent's play; pretrained/MODEL_CARD.md), used by the spec ``ppo`` without a path.
+#: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md), used by the spec ``ppo`` without a path.
 PRETRAINED = _PRETRAINED / "wizard-v1.npz"
 #: The earlier shipped 4-player agent (bids learned, RuleAgent's play; observation v0): ``ppo-bid``.
 PRETRAINED_BID = _PRETRAINED / "wizard-4p.npz"

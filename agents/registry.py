@@ -1,6 +1,6 @@
 """Agents by name, as the command line and replay files write them.
 
-``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids learned, RuleAgent's card play; see its MODEL_CARD.md);
+``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values; see its MODEL_CARD.md);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train``). A ``ppo`` spec takes the option ``play=rule`` to
 hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,

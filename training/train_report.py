@@ -58,8 +58,8 @@ def read_curve(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-def plot(csv_path: Path, png_path: Path) -> Path:
-    """The learning curve: paired difference to RuleAgent (95% CI) and bid accuracy against steps."""
+def plot(csv_path: Path, png_path: Path, steps_label: str = "PPO steps") -> Path:
+    """The learning curve: paired difference to RuleAgent (95% CI) and bid accuracy against steps (``steps_label``)."""
     rows = read_curve(csv_path)
     steps = [int(r["timesteps"]) for r in rows]
     diff = [float(r["diff"]) for r in rows]
@@ -68,10 +68,10 @@ def plot(csv_path: Path, png_path: Path) -> Path:
     diff_ax, acc_ax = fig.subplots(1, 2)
     diff_ax.errorbar(steps, diff, yerr=ci, marker="o", capsize=3)
     diff_ax.axhline(0, color="black", linewidth=0.8)
-    diff_ax.set(xlabel="PPO steps", ylabel="score per game minus RuleAgent's", title="duplicate deals vs 3 RuleAgents")
+    diff_ax.set(xlabel=steps_label, ylabel="score per game minus RuleAgent's", title="duplicate deals vs 3 RuleAgents")
     acc_ax.plot(steps, [float(r["bid_accuracy"]) for r in rows], marker="o", label="ppo")
     acc_ax.plot(steps, [float(r["rule_bid_accuracy"]) for r in rows], marker="o", label="rule")
-    acc_ax.set(xlabel="PPO steps", ylabel="bid accuracy")
+    acc_ax.set(xlabel=steps_label, ylabel="bid accuracy")
     acc_ax.legend()
     for ax in (diff_ax, acc_ax):
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
