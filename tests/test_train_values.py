@@ -62,3 +62,13 @@ def test_impossible_settings_are_named_before_anything_is_written(tmp_path: Path
     with pytest.raises(ValueError, match=option):
         run(tmp_path / "run", dataclasses.replace(TINY, **change))
     assert not (tmp_path / "run").exists()
+
+
+def test_the_same_seed_gives_the_same_agent_whatever_order_the_workers_finish_in(tmp_path: Path):
+    run(tmp_path / "one", dataclasses.replace(TINY, workers=1))
+    run(tmp_path / "two", dataclasses.replace(TINY, workers=2))
+    chunks = [sorted(p.name for p in (tmp_path / name / "data" / "iter-0").iterdir()) for name in ("one", "two")]
+    _, first = load_checkpoint(tmp_path / "one" / "checkpoints" / "latest.npz")
+    _, second = load_checkpoint(tmp_path / "two" / "checkpoints" / "latest.npz")
+    assert set(chunks[0]) <= set(chunks[1])  # two workers may have started one chunk more, unused
+    assert first.keys() == second.keys() and all(np.array_equal(first[k], second[k]) for k in first)

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
-import os
-import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -148,7 +147,6 @@ class ValuesTrainer:
         folder.mkdir(parents=True, exist_ok=True)
         checkpoint = str(self.checkpoint(iteration - 1)) if iteration else ""
         phases = LEARNED_PHASES[cfg.learn]
-        done, total, index = [], 0, 0
 
         def task(i: int) -> tuple:
             rules = self.mix[i % len(self.mix)]
@@ -156,34 +154,44 @@ class ValuesTrainer:
             return (str(folder / f"chunk-{i:05d}.npz"), rules_json(rules), cfg.games, seed, phases, cfg.share,
                     checkpoint, cfg.torch_threads)
 
-        while (folder / f"chunk-{index:05d}.npz").is_file() and total < cfg.samples:
-            path = folder / f"chunk-{index:05d}.npz"
-            done.append(path)
-            total += chunk_samples(path)
-            index += 1
-        if total >= cfg.samples:
-            return done
-        if done:
-            self.log(f"iteration {iteration}: {len(done)} chunks ({total:,} decisions) already collected")
-        start, new = time.monotonic(), 0
-        with ProcessPoolExecutor(cfg.workers) as pool:
-            running = set()
-            for _ in range(cfg.workers):
-                running.add(pool.submit(_collect_chunk, task(index)))
-                index += 1
-            while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    path, n = future.result()
-                    done.append(Path(path))
-                    total, new = total + n, new + n
-                    if total < cfg.samples:
-                        running.add(pool.submit(_collect_chunk, task(index)))
+        def path(i: int) -> Path:
+            return folder / f"chunk-{i:05d}.npz"
+
+        sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
+
+        def enough() -> int | None:
+            """The number of first chunks, in index order, that hold ``samples`` decisions (None: not yet finished).
+            The iteration uses exactly those, whatever order the workers finished in, so a seed gives one data set."""
+            total = 0
+            for i in itertools.count():
+                if i not in sizes:
+                    return None
+                total += sizes[i]
+                if total >= cfg.samples:
+                    return i + 1
+
+        while path(len(sizes)).is_file() and enough() is None:  # finished by an earlier, interrupted run
+            sizes[len(sizes)] = chunk_samples(path(len(sizes)))
+        if sizes and enough() is None:
+            self.log(f"iteration {iteration}: {len(sizes)} chunks ({sum(sizes.values()):,} decisions) already collected")
+        if enough() is None:
+            start, before, index = time.monotonic(), sum(sizes.values()), len(sizes)
+            with ProcessPoolExecutor(cfg.workers) as pool:
+                running = {}
+                while enough() is None:
+                    while len(running) < cfg.workers and sum(sizes.values()) < cfg.samples or not running:
+                        running[pool.submit(_collect_chunk, task(index))] = index
                         index += 1
-                if not self.quiet:
-                    self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions "
-                             f"({new / (time.monotonic() - start):,.0f}/s, {(time.monotonic() - self.started) / 60:.1f} min)")
-        return sorted(done)
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        sizes[running.pop(future)] = future.result()[1]
+                    if not self.quiet:
+                        total, now = sum(sizes.values()), time.monotonic()
+                        rate, minutes = (total - before) / (now - start), (now - self.started) / 60
+                        self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions ({rate:,.0f}/s, {minutes:.1f} min)")
+                for future in running:
+                    future.cancel()
+        return [path(i) for i in range(enough())]
 
     def fit(self, iteration: int, chunks: list[Path]) -> tuple[PPOAgent, dict]:
         """Fit the network to an iteration's chunks (from the previous iteration's weights); the agent and stats."""
