@@ -8,7 +8,7 @@ rollout policy (RuleAgent by default) at every seat; the acting seat's score for
 action's value *in that deal*. All actions of a decision share the deal, so their differences are
 free of the deal's luck.
 
-A network that fits these values from the observation alone (``fit_values``) averages over what the
+A network that fits these values from the observation alone (``fit``) averages over what the
 player cannot see, so it estimates each action's expected round score given what the player knows,
 when everyone continues with the rollout policy; its argmax is a one-step policy improvement on that
 policy. Rollouts see all hands (they are targets, never inputs): the learner never does.
