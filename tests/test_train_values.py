@@ -72,3 +72,19 @@ def test_the_same_seed_gives_the_same_agent_whatever_order_the_workers_finish_in
     _, second = load_checkpoint(tmp_path / "two" / "checkpoints" / "latest.npz")
     assert set(chunks[0]) <= set(chunks[1])  # two workers may have started one chunk more, unused
     assert first.keys() == second.keys() and all(np.array_equal(first[k], second[k]) for k in first)
+
+
+def test_data_all_fits_every_iterations_data_and_a_resume_may_change_the_fit(tmp_path: Path):
+    out = tmp_path / "run"
+    run(out)
+    lines: list[str] = []
+    run_training(dataclasses.replace(TINY, iterations=2, data="all", epochs=2, learning_rate=5e-4), RULES, out,
+                 resume=True, log=lines.append, rounds=3)
+    config, _ = load_checkpoint(out / "checkpoints" / "iter-1.npz")
+    first, _ = load_checkpoint(out / "checkpoints" / "iter-0.npz")
+    assert config["train"]["data"] == "all" and first["train"]["data"] == "last"
+    own = config["num_samples"] - first["num_samples"]  # iteration 1's own decisions
+    fitted = [int(line.split("fitted ")[1].split(" ")[0].replace(",", "")) for line in lines if "fitted" in line]
+    assert len(fitted) == 1 and fitted[0] > own  # iteration 0's decisions too (less the held-out chunks)
+    with pytest.raises(ValueError, match="--share"):  # a setting of the data may not change
+        run(out, dataclasses.replace(TINY, iterations=3, share=0.5), resume=True)

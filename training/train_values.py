@@ -17,7 +17,9 @@ Each iteration has three parts, all in ``--out``:
 3. **Evaluation**: duplicate deals against RuleAgent at ``--players``, a row of ``curve.csv``.
 
 Iteration K+1 starts from iteration K's weights and collects its data with iteration K's agent, so each
-iteration improves on the agent of the one before (against itself as well as against RuleAgent).
+iteration improves on the agent of the one before (against itself as well as against RuleAgent). With
+``--data all`` it fits the data of every iteration so far: the values of a mix of the earlier agents, as in
+fictitious play, which kept the improvement steps from undoing each other (model card).
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ class ValuesConfig:
     workers: int = 2  #: processes collecting data
     margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network
-    epochs: int = 4  #: passes over an iteration's data
+    data: str = "last"  #: what an iteration fits: its own data (last) or the data of every iteration so far (all)
+    epochs: int = 4  #: passes over the data of a fit
     learning_rate: float = 1e-3  #: Adam's step size, decayed linearly to 5% over the fit
     batch_size: int = 512  #: decisions per gradient step
     seed: int = 0  #: seeds the games, the agents and torch
@@ -81,12 +84,20 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "torch_threads": (1, 256),
 }
 ABOVE_ZERO = ("share", "learning_rate")
+#: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
+#: does), which measured better than ``last`` in self-play: see the model card.
+DATA = ("last", "all")
+#: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
+#: records the settings it was made with.
+RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate")
 
 
 def check_config(cfg: ValuesConfig) -> None:
     """ValueError naming the first impossible setting (as its option) or one that would not fit in memory."""
     if cfg.learn not in LEARNED_PHASES:
         raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
+    if cfg.data not in DATA:
+        raise ValueError(f"--data must be one of {', '.join(DATA)}, not {cfg.data!r}")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
     if not cfg.hidden or any(h < 1 for h in cfg.hidden):
         raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
@@ -104,7 +115,7 @@ def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: 
             "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": True,
             "advice_bonus": cfg.margin * rv.VALUE_SCALE,
             "rules": rules_json(rules), "train": {"method": "rollout-values", **dataclasses.asdict(cfg)},
-            "iteration": iteration, "num_samples": samples}
+            "iteration": iteration, "num_samples": samples}  # decisions collected by the run up to this iteration
 
 
 def _collect_chunk(task: tuple) -> tuple[str, int]:
@@ -193,8 +204,9 @@ class ValuesTrainer:
                     future.cancel()
         return [path(i) for i in range(enough())]
 
-    def fit(self, iteration: int, chunks: list[Path]) -> tuple[PPOAgent, dict]:
-        """Fit the network to an iteration's chunks (from the previous iteration's weights); the agent and stats."""
+    def fit(self, iteration: int, chunks: list[Path], samples_so_far: int) -> tuple[PPOAgent, dict]:
+        """Fit the network to ``chunks`` (from the previous iteration's weights); the agent and stats.
+        ``samples_so_far``: the decisions the run has collected up to this iteration (for the config)."""
         import torch
 
         cfg = self.cfg
@@ -203,14 +215,14 @@ class ValuesTrainer:
         if iteration:
             rv.set_network_weights(net, load_checkpoint(self.checkpoint(iteration - 1))[1])
         samples, chunk = rv.load_samples(chunks)
-        held_out = chunk % 12 == 11  # every 12th chunk: decisions of games the fit never sees
+        held_out = chunk % 12 == 11  # every 12th chunk (of the list): decisions of games the fit never sees
         if not held_out.any() or held_out.all():
             held_out = np.zeros(len(chunk), dtype=bool)
         train, check = np.flatnonzero(~held_out), np.flatnonzero(held_out)[:30_000]
         loss = rv.fit(net, samples, train, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed + iteration)
         bonus = cfg.margin * rv.VALUE_SCALE
         stats = {"decisions": int(len(train)), "loss": loss, **(rv.gains(net, samples, check, bonus) if check.size else {})}
-        config = checkpoint_config(self.cfg, self.rules, iteration, len(samples.advice))
+        config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far)
         weights = rv.network_weights(net)
         save_checkpoint(self.checkpoint(iteration), config, weights)
         save_checkpoint(self.out / "checkpoints" / "latest.npz", config, weights)
@@ -231,15 +243,15 @@ class ValuesTrainer:
         agent, samples = None, 0
         for iteration in range(self.cfg.iterations):
             path = self.checkpoint(iteration)
+            own = self.collect(iteration)  # no work where the chunks are there already
+            samples += sum(chunk_samples(c) for c in own)
             if path.is_file():  # finished by an earlier, interrupted run
-                config, weights = load_checkpoint(path)
-                agent, samples = PPOAgent(config, weights, source=str(path)), samples + config["num_samples"]
+                agent = PPOAgent(*load_checkpoint(path), source=str(path))
                 continue
-            chunks = self.collect(iteration)
+            earlier = [c for k in range(iteration) for c in self.collect(k)] if self.cfg.data == "all" else []
             fitting = time.monotonic()
-            agent, stats = self.fit(iteration, chunks)
+            agent, stats = self.fit(iteration, earlier + own, samples)
             fitting = time.monotonic() - fitting
-            samples += sum(chunk_samples(c) for c in chunks)
             if not self.quiet:
                 gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k not in ("decisions", "loss", "differs"))
                 self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions in {fitting:.0f} s (loss {stats['loss']:.3f}); on "
@@ -264,11 +276,11 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
             raise ValueError(f"--resume: no run in {out} (no config.json)")
         before = json.loads(saved.read_text())
         now = {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
-        changed = [k for k in now["train"] if k not in ("iterations", "workers", "eval_deals") and before["train"].get(k) != now["train"][k]]
+        changed = [k for k in now["train"] if k not in RESUME_MAY_CHANGE and before["train"].get(k, "last" if k == "data" else None) != now["train"][k]]
         if before.get("rules") != now["rules"] or changed:
             what = f"--{changed[0].replace('_', '-')} {before['train'].get(changed[0])!r}" if changed else f"rules {before.get('rules')}"
-            raise ValueError(f"--resume: {out} was started with {what}; pass the run's options (only --iterations, "
-                             f"--workers and --eval-deals may change)")
+            may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
+            raise ValueError(f"--resume: {out} was started with {what}; pass the run's options (only {may} may change)")
     out.mkdir(parents=True, exist_ok=True)
     with run_lock(out):
         if resume:
@@ -292,6 +304,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
                                          "eval_deals", "torch_threads"), ("share", "margin", "learning_rate"))
     parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
+    parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
