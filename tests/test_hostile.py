@@ -211,6 +211,9 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--torch-threads", "0"], ["--torch-threads must be at least 1"]),
         (["--workers", "0"], ["--workers"]),
         (["--mix", "2"], ["--mix '2'"]),
+        (["--data", "some"], ["argument --data", "invalid choice"]),
+        (["--workers", "100000"], ["--workers must be at least 1 and at most 256"]),
+        (["--resume", "--out", "{files}/nowhere"], ["--resume", "{files}/nowhere"]),
     ],
 }
 
