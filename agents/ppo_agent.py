@@ -123,12 +123,16 @@ def actor_layers(config: Mapping, weights: Mapping[str, np.ndarray], source: str
     return layers
 
 
+def one_hot(actions: np.ndarray) -> np.ndarray:
+    """Action ids [k] as a float32 one-hot [k, NUM_ACTIONS] (how a policy with advice reads the adviser's choice)."""
+    hot = np.zeros((len(actions), NUM_ACTIONS), dtype=np.float32)
+    hot[np.arange(len(actions)), actions] = 1
+    return hot
+
+
 def advice_features(adviser: Agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The adviser's choice for each row as a float32 one-hot [k, NUM_ACTIONS] (the input a policy with advice adds)."""
-    hot = np.zeros((len(observations), NUM_ACTIONS), dtype=np.float32)
-    if len(observations):
-        hot[np.arange(len(observations)), adviser.act_batch(observations, masks)] = 1
-    return hot
+    return one_hot(adviser.act_batch(observations, masks) if len(observations) else np.zeros(0, dtype=np.int64))
 
 
 class PPOAgent(Agent):

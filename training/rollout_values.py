@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.base import Agent
-from agents.ppo_agent import LEARNED_PHASES
+from agents.checkpoint import weight_names
+from agents.ppo_agent import LEARNED_PHASES, one_hot
 from agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS, Phase
 from wizard_env.observation import SLICES
@@ -115,17 +116,18 @@ def value_network(width: int, hidden: list[int]):
 
 
 def _layers(net) -> list:
-    """(checkpoint name, linear layer) of each layer, as a ``PPOAgent`` checkpoint names its policy layers."""
+    """(weight name, bias name, linear layer) of each layer, named as a ``PPOAgent`` checkpoint names its policy."""
     linear = [m for m in net if hasattr(m, "weight")]
-    return list(zip([f"mlp_extractor.policy_net.{2 * i}" for i in range(len(linear) - 1)] + ["action_net"], linear))
+    actor, _ = weight_names([m.out_features for m in linear[:-1]])
+    return list(zip(actor[::2], actor[1::2], linear))
 
 
 def network_weights(net) -> dict[str, np.ndarray]:
     """The network's weights under the names a ``PPOAgent`` checkpoint gives its policy layers."""
     weights = {}
-    for name, layer in _layers(net):
-        weights[f"{name}.weight"] = layer.weight.detach().numpy().copy()
-        weights[f"{name}.bias"] = layer.bias.detach().numpy().copy()
+    for weight, bias, layer in _layers(net):
+        weights[weight] = layer.weight.detach().numpy().copy()
+        weights[bias] = layer.bias.detach().numpy().copy()
     return weights
 
 
@@ -134,17 +136,15 @@ def set_network_weights(net, weights: dict[str, np.ndarray]) -> None:
     import torch
 
     with torch.no_grad():
-        for name, layer in _layers(net):
-            layer.weight.copy_(torch.as_tensor(weights[f"{name}.weight"]))
-            layer.bias.copy_(torch.as_tensor(weights[f"{name}.bias"]))
+        for weight, bias, layer in _layers(net):
+            layer.weight.copy_(torch.as_tensor(weights[weight]))
+            layer.bias.copy_(torch.as_tensor(weights[bias]))
 
 
 def inputs(samples: ValueSamples, rows: np.ndarray) -> np.ndarray:
     """float32 network inputs of ``rows``: the observation, then RuleAgent's choice as a one-hot
     (as ``PPOAgent`` with advice builds them)."""
-    hint = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
-    hint[np.arange(len(rows)), samples.advice[rows]] = 1
-    return np.concatenate([samples.observations[rows].astype(np.float32), hint], axis=1)
+    return np.concatenate([samples.observations[rows].astype(np.float32), one_hot(samples.advice[rows])], axis=1)
 
 
 def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: float, batch: int = 4096) -> np.ndarray:

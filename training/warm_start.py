@@ -16,9 +16,9 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from agents.ppo_agent import LEARNED_PHASES
+from agents.ppo_agent import LEARNED_PHASES, one_hot
 from agents.rule_agent import RuleAgent
-from wizard_env.actions import NUM_ACTIONS, Phase
+from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
 
@@ -75,9 +75,7 @@ def collect_mix(mix: list[Rules], games: int, seed: int, learn: str, episode: st
     parts = [collect(rules, games, seed + 1_000 * i, learn, episode, teacher) for i, rules in enumerate(mix)]
     demos = Demonstrations(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)))
     if advice:
-        hint = np.zeros((len(demos.actions), NUM_ACTIONS), dtype=np.float32)
-        hint[np.arange(len(demos.actions)), demos.advice] = 1
-        demos.observations = np.concatenate([demos.observations, hint], axis=1)
+        demos.observations = np.concatenate([demos.observations, one_hot(demos.advice)], axis=1)
     return demos
 
 
