@@ -151,22 +151,22 @@ class ValuesTrainer:
         """Where iteration ``iteration``'s agent is saved."""
         return self.out / "checkpoints" / f"iter-{iteration}.npz"
 
-    def collect(self, iteration: int) -> list[Path]:
-        """The chunk files of an iteration: those already there, then new ones until ``samples`` decisions."""
+    def collect(self, iteration: int) -> tuple[list[Path], int]:
+        """The chunk files of an iteration (those already there, then new ones until ``samples`` decisions) and
+        the decisions they hold."""
         cfg = self.cfg
         folder = self.out / "data" / f"iter-{iteration}"
         folder.mkdir(parents=True, exist_ok=True)
         checkpoint = str(self.checkpoint(iteration - 1)) if iteration else ""
         phases = LEARNED_PHASES[cfg.learn]
 
+        def path(i: int) -> Path:
+            return folder / f"chunk-{i:05d}.npz"
+
         def task(i: int) -> tuple:
             rules = self.mix[i % len(self.mix)]
             seed = int(np.random.default_rng([cfg.seed, iteration, i]).integers(2**62))
-            return (str(folder / f"chunk-{i:05d}.npz"), rules_json(rules), cfg.games, seed, phases, cfg.share,
-                    checkpoint, cfg.torch_threads)
-
-        def path(i: int) -> Path:
-            return folder / f"chunk-{i:05d}.npz"
+            return (str(path(i)), rules_json(rules), cfg.games, seed, phases, cfg.share, checkpoint, cfg.torch_threads)
 
         sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
 
@@ -202,7 +202,8 @@ class ValuesTrainer:
                         self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions ({rate:,.0f}/s, {minutes:.1f} min)")
                 for future in running:
                     future.cancel()
-        return [path(i) for i in range(enough())]
+        used = enough()
+        return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
 
     def fit(self, iteration: int, chunks: list[Path], samples_so_far: int) -> tuple[PPOAgent, dict]:
         """Fit the network to ``chunks`` (from the previous iteration's weights); the agent and stats.
@@ -243,12 +244,13 @@ class ValuesTrainer:
         agent, samples = None, 0
         for iteration in range(self.cfg.iterations):
             path = self.checkpoint(iteration)
-            own = self.collect(iteration)  # no work where the chunks are there already
-            samples += sum(chunk_samples(c) for c in own)
             if path.is_file():  # finished by an earlier, interrupted run
-                agent = PPOAgent(*load_checkpoint(path), source=str(path))
+                config, weights = load_checkpoint(path)
+                agent, samples = PPOAgent(config, weights, source=str(path)), config["num_samples"]
                 continue
-            earlier = [c for k in range(iteration) for c in self.collect(k)] if self.cfg.data == "all" else []
+            own, decisions = self.collect(iteration)
+            samples += decisions
+            earlier = [c for k in range(iteration) for c in self.collect(k)[0]] if self.cfg.data == "all" else []
             fitting = time.monotonic()
             agent, stats = self.fit(iteration, earlier + own, samples)
             fitting = time.monotonic() - fitting
