@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import Agent, RandomAgent, RuleAgent
+from wizard_env.agents import Agent, RandomAgent, RuleAgent
 from wizard_env.game import WizardGame
 from wizard_env.observation import observe
 from wizard_env.rules import Rules

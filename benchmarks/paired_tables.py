@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from training.evaluate import mean_ci
+from wizard_env.training.evaluate import mean_ci
 
 
 def main(argv: list[str] | None = None) -> int:

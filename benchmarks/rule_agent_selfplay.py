@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from agents import Agent, RandomAgent, RuleAgent
+from wizard_env.agents import Agent, RandomAgent, RuleAgent
 from wizard_env.rules import Rules
 from wizard_env.simulate import Z_95, GameResult, play_game, summarise
 

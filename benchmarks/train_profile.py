@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     """Profile a short run and print the table."""
     import torch
 
-    from training.train import TrainConfig, Trainer, parse_mix
+    from wizard_env.training.train import TrainConfig, Trainer, parse_mix
     from wizard_env.rules import Rules
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from agents import Agent
+from wizard_env.agents import Agent
 from wizard_env import CARD_OFFSET, Phase, Rules, WizardGame, observe, parse_card
 from wizard_env.cards import DECK, NO_CARD, NO_SUIT, NUM_CARD_TYPES, SUITS
 from wizard_env.game import deal

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import Agent, RandomAgent, RuleAgent
-from agents.base import check_batch
-from agents.rule_bid import ONE_CARD_SAMPLES, one_card_chance
-from agents.rule_view import read_views
+from wizard_env.agents import Agent, RandomAgent, RuleAgent
+from wizard_env.agents.base import check_batch
+from wizard_env.agents.rule_bid import ONE_CARD_SAMPLES, one_card_chance
+from wizard_env.agents.rule_view import read_views
 from wizard_env.cards import parse_card
 from wizard_env.game import NUM_ACTIONS, Phase, WizardGame
 from wizard_env.observation import OBS_SIZE, observe

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agents import make_agent
-from agents.random_agent import RandomAgent
-from agents.registry import AGENT_NAMES, parse_spec
-from agents.rule_agent import RuleAgent
+from wizard_env.agents import make_agent
+from wizard_env.agents.random_agent import RandomAgent
+from wizard_env.agents.registry import AGENT_NAMES, parse_spec
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.cards import WIZARD, hand_names
 from wizard_env.cli import main, parse_rounds
 from wizard_env.game import WizardGame, deal, first_dealer

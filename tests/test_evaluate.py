@@ -12,11 +12,11 @@ import sys
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.registry import make_agent
+from wizard_env.agents.base import Agent
+from wizard_env.agents.registry import make_agent
 from helpers import oracle_score
-from training import eval_report
-from training.evaluate import GameRecords, evaluate, mean_ci, play_games, ratings, seatings, summarise
+from wizard_env.training import eval_report
+from wizard_env.training.evaluate import GameRecords, evaluate, mean_ci, play_games, ratings, seatings, summarise
 from wizard_env.cli import main
 from wizard_env.game import BID_OFFSET, CARD_OFFSET, WizardGame
 from wizard_env.observation import observe

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.ppo_agent import load_checkpoint, save_checkpoint
+from wizard_env.agents.ppo_agent import load_checkpoint, save_checkpoint
 from wizard_env import bench as speed
-from training import eval_report, train_report
-from training.evaluate import evaluate
+from wizard_env.training import eval_report, train_report
+from wizard_env.training.evaluate import evaluate
 from wizard_env.cli import main
 from wizard_env.replay import game_record, read_replays, write_replays
 from wizard_env.rules import Rules
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def records(count: int = 2) -> list[dict]:
     rules = Rules.make(3, 2)
-    from agents.random_agent import RandomAgent
+    from wizard_env.agents.random_agent import RandomAgent
 
     agents = [RandomAgent(seed=s) for s in range(3)]
     return [game_record(play_game(rules, agents, seed, record=True).game, ["random"] * 3) for seed in range(count)]
@@ -258,7 +258,7 @@ def no_work(monkeypatch):
     def work(*args, **kwargs):
         raise AssertionError("the work started before the output was checked")
 
-    monkeypatch.setattr("training.evaluate.evaluate", work)
+    monkeypatch.setattr("wizard_env.training.evaluate.evaluate", work)
     monkeypatch.setattr(speed, "run_all", work)
 
 

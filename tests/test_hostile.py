@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents.ppo_agent import PRETRAINED, load_checkpoint
-from agents.rule_agent import RuleAgent
+from wizard_env.agents.ppo_agent import PRETRAINED, load_checkpoint
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.cli import main
 from wizard_env.replay import game_record
 from wizard_env.rules import Rules
@@ -318,7 +318,7 @@ def test_every_subcommand_has_its_cases():
 def test_run_training_checks_its_config_before_it_makes_the_run_folder(setting, value, needle, tmp_path):
     import dataclasses
 
-    from training.train import TrainConfig, run_training
+    from wizard_env.training.train import TrainConfig, run_training
 
     cfg = dataclasses.replace(TrainConfig(), **{setting: value})
     with pytest.raises(ValueError, match=re.escape(needle)):

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.ppo_agent import FORMAT, PRETRAINED, PRETRAINED_BID, PPOAgent, load_checkpoint, save_checkpoint
-from agents.registry import make_agent
-from agents.rule_agent import RuleAgent
+from wizard_env.agents.ppo_agent import FORMAT, PRETRAINED, PRETRAINED_BID, PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.agents.registry import make_agent
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.game import NUM_ACTIONS
@@ -321,7 +321,7 @@ def test_a_full_checkpoint_with_its_value_net_loads(tmp_path: Path):
 
 
 def test_a_member_too_large_is_refused_before_it_is_decompressed(tmp_path: Path, monkeypatch):
-    import agents.checkpoint as checkpoint
+    import wizard_env.agents.checkpoint as checkpoint
 
     monkeypatch.setattr(checkpoint, "MAX_MEMBER_BYTES", 2**20)
     path = raw_checkpoint(tmp_path / "bomb.npz", config(), random_weights(4))

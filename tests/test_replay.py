@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import wizard_env.replay as replay_module
-from agents.random_agent import RandomAgent
+from wizard_env.agents.random_agent import RandomAgent
 from wizard_env.cards import DECK_COUNTS, SUITS, WIZARD, card_name, parse_card
 from wizard_env.game import TRUMP_OFFSET, WizardGame, deal
 from wizard_env.replay import (

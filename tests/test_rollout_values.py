@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import RuleAgent
+from wizard_env.agents import RuleAgent
 from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
-from training.rollout_values import collect_values, rollout_values
+from wizard_env.training.rollout_values import collect_values, rollout_values
 
 
 def mid_round(seed: int) -> WizardBatch:

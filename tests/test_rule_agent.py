@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import RandomAgent, RuleAgent
+from wizard_env.agents import RandomAgent, RuleAgent
 from wizard_env.cards import NO_CARD, NO_SUIT, SUITS, WIZARD, parse_card
 from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame, deal
 from wizard_env.observation import observe

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-from agents import Agent, RandomAgent
+from wizard_env.agents import Agent, RandomAgent
 from wizard_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, Phase, Rules, WizardGame, decode, observe
 from wizard_env.single_agent import WizardSingleAgentEnv
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
-from training.warm_start import collect
-from agents.rule_agent import RuleAgent
+from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.training.warm_start import collect
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS, Phase
 from wizard_env.cli import main
 from wizard_env.observation import OBS_VERSION, SLICES
@@ -141,7 +141,7 @@ def test_init_from_a_bid_run_clones_that_agent_before_learning_both(tmp_path: Pa
 
 
 def test_demonstrations_of_a_teacher_keep_rule_agents_advice_apart():
-    from training.warm_start import collect_mix
+    from wizard_env.training.warm_start import collect_mix
 
     class Highest(RuleAgent):
         """Always the highest legal action: a teacher unlike RuleAgent."""
@@ -159,7 +159,7 @@ def test_demonstrations_of_a_teacher_keep_rule_agents_advice_apart():
 
 
 def test_help_gives_each_options_meaning_from_the_config_and_its_default(capsys):
-    from training.train import TrainConfig, field_docs
+    from wizard_env.training.train import TrainConfig, field_docs
 
     assert main(["train", "--help"]) == 0
     out = capsys.readouterr().out
@@ -205,7 +205,7 @@ def test_progress_goes_to_a_log_without_carriage_returns(tmp_path: Path, capsys)
 def test_a_curve_points_policy_is_the_one_trained_on_the_steps_in_its_label(tmp_path: Path, monkeypatch):
     from sb3_contrib import MaskablePPO
 
-    from training.train import Trainer
+    from wizard_env.training.train import Trainer
 
     updates, points = [0], []
     update = MaskablePPO.train

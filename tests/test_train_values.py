@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.ppo_agent import PPOAgent, load_checkpoint
-from training.rollout_values import VALUE_SCALE
-from training.train_values import ValuesConfig, run_training
+from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
+from wizard_env.training.rollout_values import VALUE_SCALE
+from wizard_env.training.train_values import ValuesConfig, run_training
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
 

@@ -12,7 +12,7 @@ pytest.importorskip("stable_baselines3")
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 from stable_baselines3.common.vec_env import VecCheckNan, VecMonitor, VecNormalize  # noqa: E402
 
-from agents import Agent, RandomAgent  # noqa: E402
+from wizard_env.agents import Agent, RandomAgent  # noqa: E402
 from wizard_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, Phase, Rules, WizardGame, decode, observe  # noqa: E402
 from wizard_env.observation import SLICES  # noqa: E402
 from wizard_env.vec_env import WizardVecEnv  # noqa: E402

@@ -3,7 +3,7 @@
 A policy that sees what RuleAgent would do starts, after cloning, as RuleAgent itself (it learns to
 copy its last 79 inputs in a few hundred steps, where imitating the heuristic from the observation
 alone plateaued near 82% agreement and played 100 points a game worse), and PPO then learns where
-to deviate. ``agents.ppo_agent.advice_features`` builds the same input when the agent plays.
+to deviate. ``wizard_env.agents.ppo_agent.advice_features`` builds the same input when the agent plays.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from agents.ppo_agent import advice_features
-from agents.rule_agent import RuleAgent
+from wizard_env.agents.ppo_agent import advice_features
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS
 
 

@@ -23,8 +23,8 @@ from typing import Callable, Sequence
 import numpy as np
 from openskill.models import PlackettLuce
 
-from agents.base import Agent
-from agents.registry import AGENT_NAMES, make_agent
+from wizard_env.agents.base import Agent
+from wizard_env.agents.registry import AGENT_NAMES, make_agent
 from wizard_env import options
 from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch

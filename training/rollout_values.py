@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent
-from agents.checkpoint import weight_names
-from agents.ppo_agent import LEARNED_PHASES, one_hot
-from agents.rule_agent import RuleAgent
+from wizard_env.agents.base import Agent
+from wizard_env.agents.checkpoint import weight_names
+from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS, Phase
 from wizard_env.observation import SLICES
 from wizard_env.batch import WizardBatch

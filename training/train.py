@@ -4,12 +4,12 @@
     wizard train --out runs/ppo --resume             # continue from runs/ppo/checkpoints/latest.npz
     wizard train --learn bid --mix 4                 # learn only trump and bids, 4-player games only
 
-The run: the policy reads RuleAgent's choice as an input (``training.advice``; ``--no-advice``) and
-clones RuleAgent's decisions first (``training.warm_start``), then PPO improves on them in games of
+The run: the policy reads RuleAgent's choice as an input (``wizard_env.training.advice``; ``--no-advice``) and
+clones RuleAgent's decisions first (``wizard_env.training.warm_start``), then PPO improves on them in games of
 every player count of ``--mix`` (``MixedVecEnv``; ``--episode round``, the default: every round ends
 an episode).
 Every ``--eval-every`` steps (after the PPO update of the rollout that reached them) the policy plays duplicate deals against three RuleAgents
-(``training.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
+(``wizard_env.training.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
 checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
 
 Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2
@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.checkpoint import check_hidden
-from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
-from agents.random_agent import RandomAgent
-from agents.rule_agent import RuleAgent
+from wizard_env.agents.checkpoint import check_hidden
+from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.agents.random_agent import RandomAgent
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env import options
 from wizard_env.batch import check_seed, short_repr
 from wizard_env.files import remove_temps
@@ -76,7 +76,7 @@ class TrainConfig:
     episode: str = "round"  #: the learner's episode: a round (less variance) or a game
     reward_scale: float = 0.01  #: round scores (about -100..+200) to about -1..+2
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of policy and value nets
-    advice: bool = True  #: the policy also reads RuleAgent's choice (``training.advice``)
+    advice: bool = True  #: the policy also reads RuleAgent's choice (``wizard_env.training.advice``)
     activation: str = "relu"  #: activation of the hidden layers: relu or tanh
     pool: dict[str, float] = field(default_factory=lambda: {"rule": 0.5, "self": 0.45, "random": 0.05})  #: opponent mix as weights
     snapshots: int = 8  #: self-play snapshots kept in the pool (the newest)

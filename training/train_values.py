@@ -8,8 +8,8 @@ Each iteration has three parts, all in ``--out``:
 1. **Data** (``data/iter-K/chunk-N.npz``, each chunk written atomically, so a killed run keeps every finished
    chunk): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
    the decisions every legal action is tried on copies of the deal and the round is played out by the current
-   agent (``training.rollout_values``): each action's round score in that deal. ``--workers`` processes.
-2. **Fit** (``training.rollout_values.fit``): a network from the observation and RuleAgent's choice to
+   agent (``wizard_env.training.rollout_values``): each action's round score in that deal. ``--workers`` processes.
+2. **Fit** (``wizard_env.training.rollout_values.fit``): a network from the observation and RuleAgent's choice to
    the value of each action, fitted to those scores. The new agent plays the argmax, with ``--margin``
    points added to RuleAgent's choice (the checkpoint's ``advice_bonus``): it departs from RuleAgent only
    where it expects to gain more than that, so noise in the fit does not turn into play. The agent is
@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
-from agents.rule_agent import RuleAgent
+from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS
 from wizard_env import options
 from wizard_env.files import remove_temps, write_atomic

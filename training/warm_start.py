@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from agents.base import Agent
-from agents.ppo_agent import LEARNED_PHASES, one_hot
-from agents.rule_agent import RuleAgent
+from wizard_env.agents.base import Agent
+from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
+from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
@@ -70,7 +70,7 @@ def collect_mix(mix: list[Rules], games: int, seed: int, learn: str, episode: st
     """``collect`` for each rule set of ``mix`` (``games`` games each), concatenated.
 
     With ``advice`` the observations carry RuleAgent's choice as a one-hot, as
-    ``training.advice.AdviceVecEnv`` gives them to the policy.
+    ``wizard_env.training.advice.AdviceVecEnv`` gives them to the policy.
     """
     parts = [collect(rules, games, seed + 1_000 * i, learn, episode, teacher) for i, rules in enumerate(mix)]
     demos = Demonstrations(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)))

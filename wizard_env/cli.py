@@ -27,7 +27,7 @@ from typing import Iterator, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from agents.registry import AGENT_NAMES, make_agent, parse_spec
+from wizard_env.agents.registry import AGENT_NAMES, make_agent, parse_spec
 
 from . import options
 from .batch import MAX_GAME_SEED, check_seed, short_repr
@@ -52,8 +52,8 @@ TERMINATED = 128 + signal.SIGTERM
 
 #: Subcommands that live in their own modules. Each module defines ``HELP``, ``DESCRIPTION``,
 #: ``add_arguments(parser)`` (the variant flags are already added) and ``run(args) -> int``.
-COMMAND_MODULES: dict[str, str] = {"eval": "training.evaluate", "bench": "wizard_env.bench", "train": "training.train",
-                                   "train-values": "training.train_values"}
+COMMAND_MODULES: dict[str, str] = {"eval": "wizard_env.training.evaluate", "bench": "wizard_env.bench", "train": "wizard_env.training.train",
+                                   "train-values": "wizard_env.training.train_values"}
 
 
 class UsageError(Exception):

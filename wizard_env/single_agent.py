@@ -63,8 +63,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
-from agents import Agent, make_agent
-from agents.registry import parse_spec
+from wizard_env.agents import Agent, make_agent
+from wizard_env.agents.registry import parse_spec
 
 from .batch import SEED_LIMIT, check_seed
 from .game import NUM_ACTIONS, WizardGame

@@ -30,7 +30,7 @@ a list of them. Unlike ``WizardSingleAgentEnv``, a list is a pool to draw from, 
 ``learner_seat``: a fixed seat for the learner; by default each game draws it at random.
 ``reward_scale``: multiplies every reward (default 1.0).
 ``learn``: the phases the learner decides, ``"both"`` (default), ``"bid"`` (trump and bids) or
-``"play"`` (``agents.ppo_agent.LEARNED_PHASES``). Its own decisions in the other phases are made by
+``"play"`` (``wizard_env.agents.ppo_agent.LEARNED_PHASES``). Its own decisions in the other phases are made by
 a delegate RuleAgent, and a step waits only for learner decisions in the learned phases.
 ``episode``: ``"game"`` (default) or ``"round"``; see Rounds as episodes.
 A bad argument raises ValueError naming the problem.
@@ -95,9 +95,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from agents import Agent, make_agent
-from agents.ppo_agent import LEARNED_PHASES
-from agents.registry import parse_spec
+from wizard_env.agents import Agent, make_agent
+from wizard_env.agents.ppo_agent import LEARNED_PHASES
+from wizard_env.agents.registry import parse_spec
 
 from .actions import NUM_ACTIONS, IllegalActionError, Phase
 from .batch import MAX_GAME_SEED, SEED_LIMIT, WizardBatch, check_seed

@@ -1,0 +1,72 @@
+"""What `pip install` gives a user: one top-level package, the shipped checkpoints inside it, no name taken.
+
+agents/ and training/ are folders of the repository that install as wizard_env.agents and
+wizard_env.training (pyproject.toml's package-dir), so a user's own folders of those names keep theirs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def python(code: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **env})
+
+
+def test_a_users_own_agents_and_training_folders_keep_their_names(tmp_path: Path):
+    for name in ("agents", "training"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"MINE = {name!r}\n")
+    done = python("import agents, training\n"
+                  "from wizard_env.agents import Agent, RuleAgent, make_agent\n"
+                  "from wizard_env.training.evaluate import mean_ci\n"
+                  "print(agents.MINE, training.MINE, type(make_agent('rule', seed=0)).__name__)", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["agents", "training", "RuleAgent"]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr
+    (path,) = out.glob("*.whl")
+    return path
+
+
+def test_the_wheel_installs_one_top_level_package_with_the_shipped_checkpoints(wheel: Path):
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert tops == {"wizard_env"}
+    for shipped in (ROOT / "agents" / "pretrained").glob("*.npz"):
+        assert f"wizard_env/agents/pretrained/{shipped.name}" in names
+
+
+def test_the_installed_wheel_plays_the_shipped_agent_outside_the_repository(wheel: Path, tmp_path: Path):
+    target = tmp_path / "site"
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
+                                str(wheel)], capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    work = tmp_path / "work"
+    work.mkdir()
+    done = python("import wizard_env, importlib.util\n"
+                  "from wizard_env.training.evaluate import evaluate\n"
+                  "from wizard_env.rules import Rules\n"
+                  "result = evaluate(Rules(num_players=4), ['ppo', 'rule', 'rule', 'rule'], 4, seed=0)\n"
+                  "print(wizard_env.__file__)\n"
+                  "print(importlib.util.find_spec('agents'), importlib.util.find_spec('training'))", work,
+                  PYTHONPATH=str(target))
+    assert done.returncode == 0, done.stderr
+    where, tops = done.stdout.splitlines()
+    assert Path(where).is_relative_to(target)  # the wheel's copy, not the repository's
+    assert tops == "None None"
