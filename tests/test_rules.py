@@ -497,6 +497,15 @@ def test_winner_may_have_a_negative_score():
 def test_impossible_configuration_raises_value_error_saying_why(kwargs, why):
     with pytest.raises(ValueError, match=why):
         Rules.make(**kwargs)
+    direct = {("hand_sizes" if key == "rounds" else key): value for key, value in kwargs.items()}
+    with pytest.raises(ValueError, match=why):  # building the dataclass directly checks the same
+        Rules(**direct)
+
+
+def test_direct_construction_equals_make_and_defaults_to_the_standard_game():
+    assert Rules() == Rules.make() and Rules().hand_sizes == tuple(range(1, 16))
+    assert Rules(3, [2, 3], "hidden", foresight=True) == Rules.make(3, [2, 3], "hidden", foresight=True)
+    assert Rules(6).hand_sizes == tuple(range(1, 11))
 
 
 def test_numpy_integers_are_accepted_as_configuration():

@@ -88,13 +88,43 @@ def _parse_rounds(num_players: int, rounds: str | int | Sequence[int]) -> tuple[
 
 @dataclass(frozen=True)
 class Rules:
-    """A validated game configuration: players, hand size of every round, and variants."""
+    """A validated game configuration: players, hand size of every round, and variants.
+
+    ``Rules(...)`` and ``Rules.make(...)`` take the same user-facing values and check them alike (ValueError
+    on an impossible configuration): ``hand_sizes`` may be a round schedule name (``"standard"``, the default,
+    or ``"amigo"``), a round count or a list of hand sizes, and ``bidding`` a mode name.
+    """
 
     num_players: int = 4
     hand_sizes: tuple[int, ...] = ()
     bidding: Bidding = Bidding.OPEN
     bid_total_rule: bool = False
     foresight: bool = False
+
+    def __post_init__(self) -> None:
+        num_players = self.num_players
+        if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"num_players={num_players}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
+        try:
+            mode = Bidding(self.bidding)
+        except ValueError:
+            choices = ", ".join(repr(b.value) for b in Bidding)
+            raise ValueError(f"unknown bidding {self.bidding!r}: expected one of {choices}") from None
+        for flag in ("bid_total_rule", "foresight"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise ValueError(f"{flag} must be True or False, not {getattr(self, flag)!r}")
+        if self.bid_total_rule and mode is not Bidding.OPEN:
+            raise ValueError(
+                f"bid_total_rule needs open bidding: with {mode.value} bidding the dealer cannot see "
+                "the other bids, so the total cannot be restricted"
+            )
+        rounds = "standard" if isinstance(self.hand_sizes, tuple) and not self.hand_sizes else self.hand_sizes
+        for name, value in (("num_players", int(num_players)), ("hand_sizes", _parse_rounds(int(num_players), rounds)),
+                            ("bidding", mode), ("bid_total_rule", bool(self.bid_total_rule)),
+                            ("foresight", bool(self.foresight))):
+            object.__setattr__(self, name, value)
 
     @classmethod
     def make(
@@ -106,26 +136,7 @@ class Rules:
         foresight: bool = False,
     ) -> "Rules":
         """Build a configuration from user-facing options, raising ValueError on an impossible one."""
-        if isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer)):
-            raise ValueError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, not {num_players!r}")
-        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players={num_players}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
-        try:
-            mode = Bidding(bidding)
-        except ValueError:
-            choices = ", ".join(repr(b.value) for b in Bidding)
-            raise ValueError(f"unknown bidding {bidding!r}: expected one of {choices}") from None
-        if not isinstance(bid_total_rule, (bool, np.bool_)):
-            raise ValueError(f"bid_total_rule must be True or False, not {bid_total_rule!r}")
-        if not isinstance(foresight, (bool, np.bool_)):
-            raise ValueError(f"foresight must be True or False, not {foresight!r}")
-        if bid_total_rule and mode is not Bidding.OPEN:
-            raise ValueError(
-                f"bid_total_rule needs open bidding: with {mode.value} bidding the dealer cannot see "
-                "the other bids, so the total cannot be restricted"
-            )
-        sizes = _parse_rounds(int(num_players), rounds)
-        return cls(int(num_players), sizes, mode, bool(bid_total_rule), bool(foresight))
+        return cls(num_players, rounds, bidding, bid_total_rule, foresight)
 
     @property
     def num_rounds(self) -> int:
