@@ -1,25 +1,34 @@
 """RuleAgent: a hand-written heuristic that bids its expected tricks and plays to hit the bid exactly.
 
-It uses only what its observation vector holds, and decides a whole batch of observations at
-once with numpy (``act`` is a batch of one). The parts live beside this file: ``rule_view``
-decodes the observations and holds the card-counting odds, ``rule_bid`` the trump choice and
-the bids (expected tricks, one-card rounds from sampled deals, foresight rounds exactly),
-``rule_play`` the card play (win cheaply while short of the bid, duck once it is met).
+It uses only what its observation vector holds. The heuristic is compiled with numba and decides
+a batch of observations row by row, so one implementation serves every batch size (``act`` is a
+batch of one). The parts live beside this file: ``rule_view`` decodes an observation and holds the
+card-counting odds, ``rule_bid`` the trump choice and the bids (expected tricks, one-card rounds
+from sampled deals, foresight rounds exactly), ``rule_play`` the card play (win cheaply while short
+of the bid, duck once it is met). The random draws of the sampled deals come from the agent's
+seeded generator, and the bids from expected tricks use numpy's exp and power, in Python between
+the compiled steps (``rule_bid.hand_chances``).
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
+from wizard_env.cards import WIZARD
 from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase
 from wizard_env.rules import MAX_PLAYERS
 
 from .base import Agent, check_batch
-from .rule_bid import ONE_CARD_SAMPLES, choose_bids, choose_trumps, one_card_rows
-from .rule_play import choose_cards
-from .rule_view import read_views
+from .rule_bid import (MAX_CHANCE, ONE_CARD_SAMPLES, WIZARD_CHANCE, best_bid, choose_trump, foresight_chance, hand_chances,
+                       one_card_chance, one_card_row)
+from .rule_play import choose_card
+from .rule_view import LAYOUT, TABLES, read_view
 
-_TRUMP, _BID = int(Phase.TRUMP), int(Phase.BID)
+#: Placeholder actions of the bids ``decide`` leaves to ``decide_bids``: from sampled deals, from the chances of the hand.
+SAMPLED, ESTIMATED = -1, -2
+_TRUMP_PHASE, _BID_PHASE = int(Phase.TRUMP), int(Phase.BID)
+_NO_CHANCES = (np.zeros((0, 1)), np.zeros(0, dtype=np.int64))
 
 
 class RuleAgent(Agent):
@@ -33,41 +42,60 @@ class RuleAgent(Agent):
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """A legal action per row, chosen by the heuristic for the phase the observation shows."""
         observations, masks = check_batch(observations, action_masks)
-        legal = masks != 0
-        actions = legal.argmax(axis=1)  # the first legal action: the only one, or the fallback
-        choice = legal.sum(axis=1) > 1
-        if choice.all() and choice.size:
-            chosen = self._choose(observations, None, legal)
-            return np.where(legal[np.arange(len(legal)), chosen], chosen, actions)
-        rows = np.flatnonzero(choice)
-        if rows.size:
-            chosen = self._choose(observations, rows, legal[rows])
-            actions[rows] = np.where(legal[rows, chosen], chosen, actions[rows])
+        observations, legal = np.ascontiguousarray(observations, dtype=np.float32), masks != 0
+        actions, waiting = decide(observations, legal, LAYOUT, TABLES[0])
+        if waiting:
+            sampled, bidding = np.flatnonzero(actions == SAMPLED), np.flatnonzero(actions == ESTIMATED)
+            # Draws in row order, so that a batch draws what its rows would one by one.
+            uniforms = self.rng.random((sampled.size, ONE_CARD_SAMPLES, MAX_PLAYERS - 1)) if sampled.size else np.zeros((0, 1, 1))
+            mine, counts = hand_chances(observations, bidding, LAYOUT, TABLES) if bidding.size else _NO_CHANCES
+            decide_bids(observations, legal, actions, sampled, uniforms, bidding, mine, counts, LAYOUT)
         return actions
 
-    def _choose(self, observations: np.ndarray, rows: np.ndarray | None, legal: np.ndarray) -> np.ndarray:
-        """The heuristic's action for observations[rows] (default all; each has a choice of actions ``legal``)."""
-        chosen = np.zeros(len(legal), dtype=np.int64)
-        groups = []
-        sampled = np.zeros(len(legal), dtype=bool)  # bids estimated from sampled deals
-        for at, v in read_views(observations, rows):  # at: positions in this batch
-            trump, bid = np.flatnonzero(v.phase == _TRUMP), np.flatnonzero(v.phase == _BID)
-            play = np.flatnonzero((v.phase != _TRUMP) & (v.phase != _BID))
-            bidding = v.rows(bid) if bid.size else None
-            one_card = np.flatnonzero(one_card_rows(bidding)) if bid.size else bid
-            sampled[at[bid[one_card]]] = True
-            groups.append((at, v, trump, bid, play, bidding, one_card))
-        # Draws in row order, so that a batch draws what its rows would one by one.
-        draws = int(sampled.sum())
-        uniforms = self.rng.random((draws, ONE_CARD_SAMPLES, MAX_PLAYERS - 1)) if draws else None
-        draw_of = np.cumsum(sampled) - 1
 
-        for at, v, trump, bid, play, bidding, one_card in groups:
-            if trump.size:
-                chosen[at[trump]] = TRUMP_OFFSET + choose_trumps(v.rows(trump))
-            if bid.size:
-                draws = uniforms[draw_of[at[bid[one_card]]]] if one_card.size else None
-                chosen[at[bid]] = BID_OFFSET + choose_bids(bidding, legal[at[bid], BID_OFFSET:CARD_OFFSET], draws)
-            if play.size:
-                chosen[at[play]] = CARD_OFFSET + choose_cards(v.rows(play), legal[at[play], CARD_OFFSET:TRUMP_OFFSET])
-        return chosen
+@numba.njit(cache=True)
+def decide(observations: np.ndarray, legal: np.ndarray, layout: tuple, none: np.ndarray) -> tuple:
+    """[k] actions for observations [k, OBS_SIZE] with legal actions ``legal`` [k, 79], and how many are
+    bids left to ``decide_bids`` (marked SAMPLED or ESTIMATED). ``none``: ``rule_view.TABLES[0]``."""
+    actions, waiting = np.zeros(len(observations), dtype=np.int64), 0
+    for row in range(len(observations)):
+        if legal[row].sum() <= 1:
+            actions[row] = np.argmax(legal[row])
+            continue
+        v = read_view(observations, row, layout)
+        if v.phase == _BID_PHASE and v.hand.sum() > 0:
+            actions[row] = SAMPLED if one_card_row(v) else ESTIMATED
+            waiting += 1
+            continue
+        if v.phase == _TRUMP_PHASE:
+            chosen = TRUMP_OFFSET + choose_trump(v)
+        elif v.phase == _BID_PHASE:  # a foresight round: the others' cards in view, mine not
+            chosen = BID_OFFSET + best_bid(np.full(1, foresight_chance(v, v.trump)), legal[row, BID_OFFSET:CARD_OFFSET])
+        else:
+            chosen = CARD_OFFSET + choose_card(v, legal[row, CARD_OFFSET:TRUMP_OFFSET], none)
+        actions[row] = chosen if legal[row, chosen] else np.argmax(legal[row])  # else the first legal action
+    return actions, waiting
+
+
+@numba.njit(cache=True)
+def decide_bids(observations: np.ndarray, legal: np.ndarray, actions: np.ndarray, sampled: np.ndarray, uniforms: np.ndarray,
+                bidding: np.ndarray, mine: np.ndarray, counts: np.ndarray, layout: tuple) -> None:
+    """Fill in the bids ``decide`` left, in place: rows ``sampled`` from the draws ``uniforms`` [rows, samples, 5],
+    rows ``bidding`` from the chances of their cards in hand (``hand_chances``: ``mine`` and ``counts``)."""
+    for i in range(len(sampled)):
+        v = read_view(observations, sampled[i], layout)
+        chances = np.full(1, one_card_chance(v, uniforms[i]))
+        actions[sampled[i]] = _bid_action(chances, legal[sampled[i]])
+    for i in range(len(bidding)):
+        v = read_view(observations, bidding[i], layout)
+        wizards = v.hand[WIZARD]
+        chances = np.full(wizards + counts[i], WIZARD_CHANCE)  # the Wizards first, then the suited cards in hand order
+        chances[wizards:] = np.minimum(mine[i, : counts[i]], MAX_CHANCE)
+        actions[bidding[i]] = _bid_action(chances, legal[bidding[i]])
+
+
+@numba.njit(cache=True)
+def _bid_action(chances: np.ndarray, legal: np.ndarray) -> int:
+    """The action of ``best_bid``, or the first legal action if that bid is not legal."""
+    chosen = BID_OFFSET + best_bid(chances, legal[BID_OFFSET:CARD_OFFSET])
+    return chosen if legal[chosen] else np.argmax(legal)

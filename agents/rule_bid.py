@@ -1,27 +1,32 @@
-"""RuleAgent's trump choice and bids, for a batch of decisions at once.
+"""RuleAgent's trump choice and bids.
 
 Every card in hand gets a chance of taking a trick, estimated from the cards it cannot see (how
 many higher cards of its suit are likely in other hands, how likely an opponent can trump it); the
 odds of those chances are scaled so that all hands together expect as many tricks as are dealt,
 then towards what the bids already made leave over, and the bid is the legal value with the best
 expected score. One-card rounds are estimated from sampled deals, foresight rounds exactly.
+
+The per-row work is compiled (numba). The exponentials and powers are numpy's own (``np.exp``,
+``np.power`` on whole arrays), which ``hand_chances`` takes between its kernels: numpy's are not
+libm's on every machine (SIMD versions differ in the last bit), and the bids must not change.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from wizard_env.cards import COPIES_OF_SPECIAL, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, NUM_SUITS, WIZARD
 from wizard_env.rules import MAX_HAND_SIZE, round_score
 
-from .rule_view import SUIT_OF, Views, above_in_suit, at_most_chance, none_chance, play_order, trick_winners
+from .rule_view import SUIT_OF, View, above_in_suit, pairwise_sum, read_view, trick_winner
 
 #: Chance that a Wizard in hand takes a trick (it loses only to an earlier Wizard in the same trick).
 WIZARD_CHANCE = 0.95
 #: Chance of taking a trick for a trump, an off-trump card and a card of a no-trump round with no
 #: higher card of its suit in other hands; each higher card expected there cuts it by the decay, and
 #: each higher card I have not seen cuts a card that is not trump by SIDE_RANK_DECAY as well.
-#: Calibrated on 3-player self-play; the odds scaling of ``normalised_chances`` fixes the overall level.
+#: Calibrated on 3-player self-play; the odds scaling of ``hand_chances`` fixes the overall level.
 TRUMP_TOP, TRUMP_DECAY = 1.0, 0.15
 SIDE_TOP, SIDE_DECAY, SIDE_RANK_DECAY = 0.6, 0.3, 0.1
 NO_TRUMP_TOP = 0.65
@@ -45,218 +50,285 @@ _SCORES = np.array([[round_score(b, t) for b in range(MAX_HAND_SIZE + 1)] for t 
 _HIGH_CARD = np.maximum(0, np.arange(NUM_RANKS) - 8)  # ranks above ten: J 1, Q 2, K 3, A 4
 
 
-def one_card_rows(v: Views) -> np.ndarray:
-    """Bids that are estimated from sampled deals: one card in a hand I can see."""
-    return (v.hand_size == 1) & v.hand.any(axis=1)
+@numba.njit(cache=True)
+def one_card_row(v: View) -> bool:
+    """Whether a bid is estimated from sampled deals: one card in a hand I can see."""
+    return v.hand_size == 1 and v.hand.sum() > 0
 
 
-def choose_trumps(v: Views) -> np.ndarray:
+@numba.njit(cache=True)
+def choose_trump(v: View) -> int:
     """Suit (0..3) to name as trump: where the hand is strongest, length plus weight for cards above ten.
 
     With no card in view (a foresight round) it is the suit my unseen card most likely wins in.
     """
-    by_suit = v.hand[:, :NUM_SUITED].reshape(-1, NUM_SUITS, NUM_RANKS)
-    strength = by_suit.sum(axis=2) + TRUMP_HIGH_CARD_WEIGHT * (by_suit * _HIGH_CARD).sum(axis=2)
-    blind = np.flatnonzero(~v.hand.any(axis=1))
-    if blind.size:
-        b = v.rows(blind)
-        strength[blind] = np.stack([foresight_chance(b, np.full(blind.size, suit)) for suit in range(NUM_SUITS)], axis=1)
-    return strength.argmax(axis=1)
+    strength = np.zeros(NUM_SUITS)
+    for suit in range(NUM_SUITS):
+        if v.hand.sum() == 0:
+            strength[suit] = foresight_chance(v, suit)
+        else:
+            length, high = 0, 0
+            for rank in range(NUM_RANKS):
+                length += v.hand[suit * NUM_RANKS + rank]
+                high += v.hand[suit * NUM_RANKS + rank] * _HIGH_CARD[rank]
+            strength[suit] = length + TRUMP_HIGH_CARD_WEIGHT * high
+    return np.argmax(strength)
 
 
-def choose_bids(v: Views, legal: np.ndarray, uniforms: np.ndarray | None) -> np.ndarray:
-    """The legal bid (``legal`` [k, 21]) with the best expected score under each estimated trick distribution.
-
-    ``uniforms`` [rows of ``one_card_rows``, ONE_CARD_SAMPLES, >= n - 1]: the draws of the sampled deals.
-    """
-    bids = np.zeros(len(v.phase), dtype=np.int64)
-    blind = ~v.hand.any(axis=1)
-    single = one_card_rows(v)
-    for rows, chances in (
-        (blind, lambda b: foresight_chance(b, b.trump)[:, None]),
-        (single, lambda b: one_card_chance(b, uniforms)[:, None]),
-        (~blind & ~single, normalised_chances),
-    ):
-        rows = np.flatnonzero(rows)
-        if rows.size:
-            bids[rows] = best_bids(chances(v.rows(rows)), legal[rows])
-    return bids
-
-
-def best_bids(chances: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """Legal bid with the best expected score when each card wins independently with its chance [k, m]."""
-    k, m = chances.shape
-    dist = np.zeros((k, m + 1))  # distribution of the number of tricks taken
-    dist[:, 0] = 1.0
+@numba.njit(cache=True)
+def best_bid(chances: np.ndarray, legal: np.ndarray) -> int:
+    """Legal bid (``legal`` [21]) with the best expected score when each card wins independently with its chance."""
+    m = len(chances)
+    dist = np.zeros(m + 1)  # distribution of the number of tricks taken
+    dist[0] = 1.0
     for j in range(m):
-        p = chances[:, j : j + 1]
-        spread = dist * (1 - p)
-        spread[:, 1:] += dist[:, :-1] * p
-        dist = spread
-    expected = np.zeros((k, MAX_HAND_SIZE + 1))
-    for tricks in range(m + 1):  # trick by trick, as always summed: equal scores stay equal to the bit
-        expected += dist[:, tricks : tricks + 1] * _SCORES[tricks]
-    return np.where(legal, expected, -np.inf).argmax(axis=1)
+        p = chances[j]
+        for tricks in range(j + 1, 0, -1):
+            dist[tricks] = dist[tricks] * (1 - p) + dist[tricks - 1] * p
+        dist[0] = dist[0] * (1 - p)
+    best, top = 0, -np.inf
+    for bid in range(MAX_HAND_SIZE + 1):
+        expected = 0.0
+        for tricks in range(m + 1):  # trick by trick, as always summed: equal scores stay equal to the bit
+            expected += dist[tricks] * _SCORES[tricks, bid]
+        if legal[bid] and expected > top:
+            best, top = bid, expected
+    return best
 
 
-def foresight_chance(v: Views, trump: np.ndarray) -> np.ndarray:
+@numba.njit(cache=True)
+def foresight_chance(v: View, trump: int) -> float:
     """Chance that my unseen card wins a one-card round with trump ``trump``, given the others' visible cards."""
-    n = v.num_players
-    order = play_order(v.dealer, n)
-    # A candidate for my card sits in every slot whose card I cannot see (mine, at least).
-    slots = np.where(v.visible[:, None, :] != NO_CARD, v.visible[:, None, :], np.arange(NUM_CARD_TYPES)[None, :, None])
-    tricks = np.take_along_axis(slots, np.broadcast_to(order[:, None, :], slots.shape), axis=2)
-    winner = trick_winners(tricks, trump[:, None])
-    mine = np.take_along_axis(order, winner, axis=1) == 0
-    return (v.unseen * mine).sum(axis=1) / np.maximum(1, v.pool)
+    n = v.n
+    order = (v.dealer + 1 + np.arange(n)) % n  # slots in play order
+    trick = np.empty(n, dtype=np.int64)
+    wins = 0
+    for card in range(NUM_CARD_TYPES):  # a candidate for my card sits in every slot whose card I cannot see
+        for j in range(n):
+            trick[j] = card if v.visible[order[j]] == NO_CARD else v.visible[order[j]]
+        if order[trick_winner(trick, trump)] == 0:
+            wins += v.unseen[card]
+    return wins / max(1, v.pool)
 
 
-def one_card_chance(v: Views, uniforms: np.ndarray) -> np.ndarray:
+@numba.njit(cache=True)
+def one_card_chance(v: View, uniforms: np.ndarray) -> float:
     """Chance that my single card wins a one-card round, over sampled cards of the others.
 
     Each sample deals n - 1 distinct cards of the unseen pool to the others, uniformly at random
-    (``uniforms`` [k, samples, >= n - 1] in [0, 1) drive the draws).
+    (``uniforms`` [samples, >= n - 1] in [0, 1) drive the draws).
     """
-    n, k = v.num_players, len(v.phase)
-    # Positions in the pool, listed card type by card type: the t-th draw takes the pick-th position
-    # not yet taken, stepping over the taken ones (kept in ascending order).
-    start = np.cumsum(v.pool) - v.pool
-    pool = np.repeat(np.tile(np.arange(NUM_CARD_TYPES), k), v.unseen.ravel())
-    dealt, taken = [], []
-    for t in range(n - 1):
-        pick = (uniforms[:, :, t] * (v.pool[:, None] - t)).astype(np.int64)
-        for low in taken:
-            pick += pick >= low
-        dealt.append(pool[start[:, None] + pick])
-        ascending = []
-        for low in taken:
-            ascending.append(np.minimum(low, pick))
-            pick = np.maximum(low, pick)
-        taken = ascending + [pick]
-    # The trick in play order: my card where I sit, the dealt cards in the other places.
-    me = ((n - 1 - v.dealer) % n)[:, None]
-    mine = (v.hand == 1).argmax(axis=1)[:, None]
-    places = [np.where(j < me, dealt[min(j, n - 2)], dealt[max(j - 1, 0)]) for j in range(n)]
-    tricks = np.stack([np.where(me == j, mine, place) for j, place in enumerate(places)], axis=2)
-    wins = (trick_winners(tricks, v.trump[:, None]) == me).sum(axis=1)
-    return wins / uniforms.shape[1]
+    n = v.n
+    pool = np.repeat(np.arange(NUM_CARD_TYPES), v.unseen)  # unseen cards, listed card type by card type
+    me = (n - 1 - v.dealer) % n  # my place in play order
+    mine = np.argmax(v.hand == 1)
+    taken = np.empty(n, dtype=np.int64)  # positions dealt so far, ascending
+    trick = np.empty(n, dtype=np.int64)
+    wins = 0
+    for sample in range(len(uniforms)):
+        for t in range(n - 1):
+            # The t-th draw takes the pick-th position not yet taken, stepping over the taken ones.
+            pick = int(uniforms[sample, t] * (v.pool - t))
+            at = t
+            for i in range(t):
+                if pick >= taken[i]:
+                    pick += 1
+                elif at == t:
+                    at = i
+            taken[at + 1 : t + 1] = taken[at:t].copy()
+            taken[at] = pick
+            trick[t if t < me else t + 1] = pool[pick]
+        trick[me] = mine
+        wins += trick_winner(trick, v.trump) == me
+    return wins / len(uniforms)
 
 
-def normalised_chances(v: Views) -> np.ndarray:
-    """[k, m] chances of my cards taking a trick, Wizards first, then the suited ones scaled so that all
-    hands together expect the tricks dealt, then towards the tricks the others' known bids leave over."""
-    size, opponents = v.hand_size, v.num_players - 1
-    in_other_hands = size * opponents / np.maximum(1, v.pool)
-    wizards = WIZARD_CHANCE * v.hand[:, WIZARD]
-    their_wizards = WIZARD_CHANCE * v.unseen[:, WIZARD] * in_other_hands
-    held, out = v.hand[:, :NUM_SUITED] > 0, v.unseen[:, :NUM_SUITED] > 0
-    chances = np.where(held | out, suited_chances(v), 0.0)
-    weights = np.where(held, 1.0, in_other_hands[:, None] * v.unseen[:, :NUM_SUITED])
-    factor = odds_factor(chances, weights, np.maximum(0.0, size - wizards - their_wizards))
-    scaled = odds_scaled(chances, factor[:, None])
+# -- the estimate of a hand of several cards --------------------------------------------------------
 
-    # My cards in hand order, left-aligned.
-    count = held.sum(axis=1)
-    width = int(count.max(initial=0))
-    first = np.argsort(~held[:, _HAND_ORDER], axis=1, kind="stable")[:, :width]
-    valid = np.arange(width) < count[:, None]
-    mine = np.where(valid, np.take_along_axis(scaled[:, _HAND_ORDER], first, axis=1), 0.0)
-
-    known = v.bids[:, 1:] >= 0
-    moved = np.flatnonzero(known.any(axis=1) & (count > 0))
-    if moved.size:
-        kn, n_known = known[moved], known[moved].sum(axis=1)
-        expected = wizards[moved] + numpy_sum(mine[moved], count[moved])
-        unknown = (size[moved] - expected) * (opponents - n_known) / opponents
-        bids_left = size[moved] - np.where(kn, v.bids[moved, 1:], 0).sum(axis=1)
-        shift = np.clip(bids_left - unknown - expected, -BIDS_SEEN_REACH, BIDS_SEEN_REACH)
-        target = np.clip(expected + BIDS_SEEN_WEIGHT * shift, 0, size[moved])
-        again = odds_factor(mine[moved], valid[moved].astype(np.float64), np.maximum(0.0, target - wizards[moved]))
-        mine[moved] = odds_scaled(mine[moved], again[:, None])
-    own_wizards = np.arange(v.hand[:, WIZARD].max(initial=0)) < v.hand[:, WIZARD, None]
-    return np.concatenate([np.where(own_wizards, WIZARD_CHANCE, 0.0), np.minimum(mine, MAX_CHANCE)], axis=1)
+@numba.njit(cache=True)
+def power_inputs(obs: np.ndarray, rows: np.ndarray, layout: tuple, tables: tuple) -> tuple:
+    """The inputs of numpy's exponentials and powers for rows ``rows``: ([m, 2, 52] the exponents of
+    ``card_chance``, [m, 4, 13] the bases of ``not_ruffed`` and [m, 4, 13] their powers, n - 1)."""
+    m = len(rows)
+    exponents, bases, powers = np.zeros((m, 2, NUM_SUITED)), np.zeros((m, NUM_SUITS, NUM_RANKS)), np.zeros((m, NUM_SUITS, NUM_RANKS))
+    for i in range(m):
+        v = read_view(obs, rows[i], layout)
+        held_above, higher = facing(v)
+        for c in range(NUM_SUITED):
+            exponents[i, 0, c] = -TRUMP_DECAY * held_above[c]
+            exponents[i, 1, c] = -SIDE_DECAY * held_above[c] - SIDE_RANK_DECAY * higher[c]
+        bases[i] = not_ruffed_bases(v, tables)
+        powers[i] = v.n - 1
+    return exponents, bases, powers
 
 
-def suited_chances(v: Views) -> np.ndarray:
-    """[k, 52] chance that each suited card takes a trick: in my hand, or unseen (in a hand facing mine)."""
-    k, size, opponents = len(v.phase), v.hand_size[:, None], v.num_players - 1
-    pool = np.maximum(1, v.pool)[:, None]
-    higher, my_higher = v.higher, above_in_suit(v.hand)
-    spared = not_ruffed_chances(v)
-    held = v.hand[:, :NUM_SUITED] > 0
-    # An unseen card faces my hand and one hand fewer of the others, and is the top of its suit there.
-    held_above = np.where(held, higher * size * opponents / pool, my_higher + higher * size * (opponents - 1) / pool)
-    spared = np.where(
-        held,
-        np.take_along_axis(spared, my_higher.reshape(k, NUM_SUITS, NUM_RANKS), axis=2).reshape(k, NUM_SUITED),
-        np.repeat(spared[:, :, 0], NUM_RANKS, axis=1),
-    )
-    return np.minimum(card_chances(v, held_above, np.where(held, higher, higher + my_higher), spared), MAX_CHANCE)
+@numba.njit(cache=True)
+def facing(v: View) -> tuple:
+    """[52] the higher cards of each suited card's suit expected in the hands facing it, and [52] those not seen.
 
-
-def card_chances(v: Views, held_above: np.ndarray, higher: np.ndarray, spared: np.ndarray) -> np.ndarray:
-    """[k, 52] chance that each suited card takes a trick, given the higher cards of its suit expected in
-    the hands facing it (``held_above``) and not seen (``higher``), and its chance not to be trumped."""
-    trump = v.trump[:, None]
-    trumps = TRUMP_TOP * np.exp(-TRUMP_DECAY * held_above)
-    side = np.exp(-SIDE_DECAY * held_above - SIDE_RANK_DECAY * higher)
-    plain = np.where(trump == NO_SUIT, NO_TRUMP_TOP * side, SIDE_TOP * spared * side)
-    return np.where(SUIT_OF[:NUM_SUITED] == trump, trumps, plain)
-
-
-def not_ruffed_chances(v: Views) -> np.ndarray:
-    """[k, suit, depth]: chance that no opponent trumps my card of an off-trump suit that has ``depth``
-    cards of its suit above it in my hand (0 .. 12)."""
-    size, pool = v.hand_size[:, None, None], np.maximum(1, v.pool)[:, None, None]
-    in_suit = v.suit_unseen[:, :NUM_SUITS, None]
-    trumps = v.suit_unseen[np.arange(len(v.trump)), v.trump][:, None, None]
-    short = at_most_chance(pool, in_suit, size, np.arange(NUM_RANKS))
-    has_trump = 1 - none_chance(pool - in_suit, trumps, size)
-    base = 1 - short * has_trump
-    return np.power(base, np.full(base.shape, float(v.num_players - 1)))  # an array exponent: libm's pow
-
-
-def odds_scaled(chances: np.ndarray, factor: np.ndarray) -> np.ndarray:
-    """Chances with their odds multiplied by ``factor``: sure cards stay nearly sure, the rest move most."""
-    return factor * chances / (1 - chances + factor * chances)
-
-
-def odds_factor(chances: np.ndarray, weights: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """[k]: the odds factor that makes each row's weighted chances add up to its ``total``.
-
-    Bisection of the log factor over [-8, 8] in ODDS_STEPS halvings. For a few rows, several
-    halvings are taken at once: the points they would visit are all tried in one go, which finds
-    the same interval in fewer numpy calls.
+    A card in hand faces the others; an unseen card faces my hand and one hand fewer of the others.
     """
-    low, width = np.full(len(total), -8.0), 16.0
-    lose = 1 - chances
-    bits = 5 if len(total) <= 4 else 3 if len(total) <= 16 else 1
-    steps = ODDS_STEPS
-    while steps:
-        take = min(bits, steps)
-        parts, steps = 1 << take, steps - take
+    size, opponents, pool = v.hand_size, v.n - 1, max(1, v.pool)
+    my_higher = above_in_suit(v.hand)
+    held_above, higher = np.zeros(NUM_SUITED), np.zeros(NUM_SUITED, dtype=np.int64)
+    for c in range(NUM_SUITED):
+        if v.hand[c] > 0:
+            held_above[c] = v.higher[c] * size * opponents / pool
+            higher[c] = v.higher[c]
+        else:
+            held_above[c] = my_higher[c] + v.higher[c] * size * (opponents - 1) / pool
+            higher[c] = v.higher[c] + my_higher[c]
+    return held_above, higher
+
+
+@numba.njit(cache=True)
+def not_ruffed_bases(v: View, tables: tuple) -> np.ndarray:
+    """[suit, depth]: chance that one opponent does not trump my card of an off-trump suit that has
+    ``depth`` cards of its suit above it in my hand (0 .. 12); all n - 1 of them: its power n - 1."""
+    none, at_most = tables
+    size, pool = v.hand_size, max(1, v.pool)
+    trumps = v.suit_unseen[v.trump]  # the last entry, 0, with no trump
+    base = np.empty((NUM_SUITS, NUM_RANKS))
+    for suit in range(NUM_SUITS):
+        in_suit = v.suit_unseen[suit]
+        has_trump = 1 - none[pool - in_suit, trumps, size]
+        for depth in range(NUM_RANKS):
+            base[suit, depth] = 1 - at_most[pool, in_suit, size, depth] * has_trump
+    return base
+
+
+@numba.njit(cache=True)
+def suited_chances(obs: np.ndarray, rows: np.ndarray, layout: tuple, exps: np.ndarray, spared: np.ndarray) -> tuple:
+    """For rows ``rows``: [m, 52] each suited card's chance to take a trick (0 for a card I know is out
+    of play), [m, 52] its weight in the tricks all hands expect, and [m] those tricks less the Wizards'.
+
+    ``exps`` and ``spared`` are numpy's exponentials and powers of ``power_inputs``.
+    """
+    m = len(rows)
+    chances, weights, totals = np.zeros((m, NUM_SUITED)), np.zeros((m, NUM_SUITED)), np.zeros(m)
+    for i in range(m):
+        v = read_view(obs, rows[i], layout)
+        size = v.hand_size
+        in_other_hands = size * (v.n - 1) / max(1, v.pool)
+        my_higher = above_in_suit(v.hand)
+        for c in range(NUM_SUITED):
+            held = v.hand[c] > 0
+            suit = c // NUM_RANKS
+            if held or v.unseen[c] > 0:
+                not_ruffed = spared[i, suit, my_higher[c]] if held else spared[i, suit, 0]
+                if SUIT_OF[c] == v.trump:
+                    chance = TRUMP_TOP * exps[i, 0, c]
+                elif v.trump == NO_SUIT:
+                    chance = NO_TRUMP_TOP * exps[i, 1, c]
+                else:
+                    chance = SIDE_TOP * not_ruffed * exps[i, 1, c]
+                chances[i, c] = min(chance, MAX_CHANCE)
+            weights[i, c] = 1.0 if held else in_other_hands * v.unseen[c]
+        wizards = WIZARD_CHANCE * v.hand[WIZARD]
+        their_wizards = WIZARD_CHANCE * v.unseen[WIZARD] * in_other_hands
+        totals[i] = max(0.0, size - wizards - their_wizards)
+    return chances, weights, totals
+
+
+@numba.njit(cache=True)
+def odds_points(low: np.ndarray, width: float, parts: int) -> np.ndarray:
+    """[m, parts - 1]: the points low + width * (1 .. parts - 1) of each row (dyadic: exactly the bisection's midpoints)."""
+    points = np.empty((len(low), parts - 1))
+    for i in range(len(low)):
+        for j in range(parts - 1):
+            points[i, j] = low[i] + width * (j + 1)
+    return points
+
+
+@numba.njit(cache=True)
+def odds_step(exps: np.ndarray, chances: np.ndarray, weights: np.ndarray, counts: np.ndarray, totals: np.ndarray,
+              low: np.ndarray, width: float) -> np.ndarray:
+    """One round of the bisection: move each row's ``low`` up by ``width`` for every factor of ``exps`` [m, p]
+    (numpy's exp of its points) that leaves its weighted chances (the first ``counts``) below its total, that
+    is sum(weight * f c / (1 - c + f c)) < total summed as numpy sums; returns the next round's points."""
+    m, width_next = len(low), width / (exps.shape[1] + 1)
+    terms = np.empty(chances.shape[1])
+    for i in range(m):
+        below = 0
+        for point in range(exps.shape[1]):
+            for j in range(counts[i]):
+                win = exps[i, point] * chances[i, j]
+                terms[j] = weights[i, j] * (win / ((1 - chances[i, j]) + win))
+            below += pairwise_sum(terms, counts[i]) < totals[i]
+        low[i] = low[i] + width * below
+    return odds_points(low, width_next, exps.shape[1] + 1)
+
+
+def odds_factor(chances: np.ndarray, weights: np.ndarray, counts: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """[m]: the odds factor that makes each row's weighted chances (its first ``counts``) add up to its ``total``.
+
+    Bisection of the log factor over [-8, 8] in ODDS_STEPS halvings. For a few rows, several halvings
+    are taken at once: the points they would visit are all tried in one go, which finds the same
+    interval in fewer calls of numpy's exp.
+    """
+    bits = 5 if len(totals) <= 4 else 3 if len(totals) <= 16 else 1  # each divides ODDS_STEPS
+    parts, low, width = 1 << bits, np.full(len(totals), -8.0), 16.0
+    points = odds_points(low, width / parts, parts)
+    for _ in range(ODDS_STEPS // bits):
         width /= parts
-        points = low[:, None] + width * np.arange(1, parts)  # dyadic, so exactly the bisection's midpoints
-        win = np.exp(points)[:, :, None] * chances[:, None, :]
-        below = (weights[:, None, :] * (win / (lose[:, None, :] + win))).sum(axis=2) < total[:, None]
-        low = low + width * below.sum(axis=1)
+        points = odds_step(np.exp(points), chances, weights, counts, totals, low, width)
     return np.exp(low + width / 2)
 
 
-def numpy_sum(values: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """Sum of the first ``count`` values of each row, added in the order numpy sums a 1-D array
-    (one running sum below 8 values, else 8 running sums, paired, then the rest), so equal to the bit."""
-    k, width = values.shape
-    short = np.full(k, -0.0)
-    for i in range(min(width, 7)):
-        short = np.where(i < count, short + values[:, i], short)
-    if width < 8:
-        return short
-    lanes = [values[:, j] for j in range(8)]
-    blocks = count // 8
-    for i in range(8, width):
-        lanes[i % 8] = np.where(i < 8 * blocks, lanes[i % 8] + values[:, i], lanes[i % 8])
-    total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
-    for i in range(8, width):
-        total = np.where((i >= 8 * blocks) & (i < count), total + values[:, i], total)
-    return np.where(count < 8, short, total)
+@numba.njit(cache=True)
+def in_hand(obs: np.ndarray, rows: np.ndarray, layout: tuple, chances: np.ndarray, factor: np.ndarray) -> tuple:
+    """The chances [m, 52] with their odds scaled by ``factor`` [m] (``odds_scaled``), those of my cards
+    in hand order [m, MAX_HAND_SIZE] left-aligned, their count [m], and the tricks they should add up to
+    where the others' known bids move the estimate ([m], -1 elsewhere), as ``hand_chances`` describes."""
+    m = len(rows)
+    mine, counts, totals = np.zeros((m, MAX_HAND_SIZE)), np.zeros(m, dtype=np.int64), np.full(m, -1.0)
+    for i in range(m):
+        v = read_view(obs, rows[i], layout)
+        for c in _HAND_ORDER:
+            if v.hand[c] > 0:
+                mine[i, counts[i]] = odds_scaled(chances[i, c], factor[i])
+                counts[i] += 1
+        size, opponents = v.hand_size, v.n - 1
+        known, bids_left = 0, size
+        for slot in range(1, v.n):
+            if v.bids[slot] >= 0:
+                known += 1
+                bids_left -= v.bids[slot]
+        if known == 0 or counts[i] == 0:
+            continue
+        wizards = WIZARD_CHANCE * v.hand[WIZARD]
+        expected = wizards + pairwise_sum(mine[i], counts[i])
+        unknown = (size - expected) * (opponents - known) / opponents
+        shift = min(max(bids_left - unknown - expected, -BIDS_SEEN_REACH), BIDS_SEEN_REACH)
+        target = min(max(expected + BIDS_SEEN_WEIGHT * shift, 0), size)
+        totals[i] = max(0.0, target - wizards)
+    return mine, counts, totals
+
+
+@numba.njit(cache=True)
+def odds_scaled(chance: float, factor: float) -> float:
+    """A chance with its odds multiplied by ``factor``: sure cards stay nearly sure, the rest move most."""
+    return factor * chance / (1 - chance + factor * chance)
+
+
+@numba.njit(cache=True)
+def rescaled(mine: np.ndarray, counts: np.ndarray, rows: np.ndarray, factor: np.ndarray) -> None:
+    """Scale the odds of mine[rows[i], :counts] by factor[i], in place."""
+    for i in range(len(rows)):
+        for j in range(counts[rows[i]]):
+            mine[rows[i], j] = odds_scaled(mine[rows[i], j], factor[i])
+
+
+def hand_chances(obs: np.ndarray, rows: np.ndarray, layout: tuple, tables: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """[m, MAX_HAND_SIZE] the chances of the suited cards in hand of rows ``rows`` (in hand order,
+    left-aligned) and [m] their count: scaled so that all hands together expect the tricks dealt, then
+    towards the tricks the others' known bids leave over. Each row is estimated as if it were alone."""
+    exponents, bases, powers = power_inputs(obs, rows, layout, tables)
+    chances, weights, totals = suited_chances(obs, rows, layout, np.exp(exponents), np.power(bases, powers))
+    factor = odds_factor(chances, weights, np.full(len(rows), NUM_SUITED), totals)
+    mine, counts, totals = in_hand(obs, rows, layout, chances, factor)
+    moved = np.flatnonzero(totals >= 0)
+    if moved.size:
+        again = odds_factor(mine[moved], np.ones((moved.size, MAX_HAND_SIZE)), counts[moved], totals[moved])
+        rescaled(mine, counts, moved, again)
+    return mine, counts

@@ -1,16 +1,18 @@
-"""What RuleAgent reads from a batch of observations, and the card-counting odds it reasons with.
+"""What RuleAgent reads from one observation, and the card-counting odds it reasons with.
 
-Everything here works on arrays with one row per decision. ``read_views`` decodes observations
-(``wizard_env.observation`` layout) into ``Views``, one per player count in the batch. The odds
-of drawing cards are looked up in tables built once from exact binomial coefficients, so they
-equal, bit for bit, the ratio of the exact integer counts.
+Everything here is compiled with numba and works on one decision (one row) at a time; the
+kernels that loop over rows live beside this file. ``read_view`` decodes an observation
+(``wizard_env.observation`` layout) into a ``View``. The odds of drawing cards are looked up in
+tables built once from exact binomial coefficients, so they equal, bit for bit, the ratio of the
+exact integer counts; the tables travel as arguments (``TABLES``), not as compiled constants.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections import namedtuple
 from math import comb
 
+import numba
 import numpy as np
 
 from wizard_env.cards import (
@@ -28,122 +30,142 @@ from wizard_env.cards import (
     WIZARD,
 )
 from wizard_env.observation import FIELDS, SLICES
-from wizard_env.rules import MAX_HAND_SIZE, MIN_PLAYERS
+from wizard_env.rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 
+#: The fields RuleAgent reads, in the order of LAYOUT; each index below names one.
+_READ = ("num_players", "phase", "hand_size", "dealer", "hand", "trump_card", "trump", "bid_known",
+         "bids", "tricks_won", "leader", "trick", "played", "foresight")
+(_NUM_PLAYERS, _PHASE, _HAND_SIZE, _DEALER, _HAND, _TRUMP_CARD, _TRUMP, _BID_KNOWN,
+ _BIDS, _TRICKS_WON, _LEADER, _TRICK, _PLAYED, _FORESIGHT) = range(len(_READ))
 _SCALE = {f.name: f.scale for f in FIELDS}
-_SHAPE = {f.name: f.shape for f in FIELDS}
-_INNER = {f.name: int(np.prod(f.shape[1:], dtype=np.int64)) for f in FIELDS}  # floats per entry of the first axis
+_PHASES = {f.name: f.shape[0] for f in FIELDS}["phase"]
+#: Where each read field starts in the observation vector, and its scale (a float32, as stored).
+#: Arguments of the kernels rather than compiled constants, so that a cached kernel reads the layout of today.
+LAYOUT = (np.array([SLICES[name].start for name in _READ], dtype=np.int64),
+          np.array([_SCALE[name] for name in _READ], dtype=np.float32))
+
+#: The facts of one decision at a table of ``n`` players (slot 0 is me, slot 1 my left neighbour).
+#: Arrays by slot have n entries; bids are -1 where not known, cards NO_CARD where none.
+View = namedtuple("View", [
+    "n",            # number of players
+    "phase",        # Phase value
+    "hand_size",    # cards dealt to each player this round
+    "hand",         # [54] my card counts
+    "trump",        # suit index, or NO_SUIT
+    "bids",         # [n] by slot
+    "tricks_won",   # [n] by slot
+    "trick",        # [n] cards of the current trick in play order, NO_CARD after the last
+    "trick_len",    # cards in the current trick
+    "held",         # [n] cards still in hand by slot (0 .. MAX_HAND_SIZE)
+    "unseen",       # [54] counts of the cards I cannot place: other hands and the undealt stack
+    "pool",         # number of cards I cannot place
+    "suit_unseen",  # [5] unseen cards by suit; the last entry (NO_SUIT) is 0
+    "higher",       # [52] unseen cards of each suited card's suit that outrank it
+    "dealer",       # slot of the dealer
+    "visible",      # [n] the others' cards in a foresight round by slot, NO_CARD where none
+])
+
+#: Suit and rank of every card type, and of NO_CARD (the last entry, so that index -1 reads it).
+SUIT_OF = np.append(CARD_SUIT, NO_SUIT).astype(np.int64)
+RANK_OF = np.append(CARD_RANK, -1).astype(np.int64)
+_DECK = DECK_COUNTS.astype(np.int64)
 
 
-def field(observations: np.ndarray, name: str, slots: int | None = None) -> np.ndarray:
-    """One observation field, [k, *field shape] (the first ``slots`` only of a by-slot field), as exact
-    float32 counts, as ``observation.decode`` gives them."""
-    start, shape = SLICES[name].start, _SHAPE[name]
-    if slots is not None:
-        shape = (slots,) + shape[1:]
-    values = observations[:, start : start + _INNER[name] * shape[0]].reshape(len(observations), *shape)
-    return values if _SCALE[name] == 1 else np.rint(values / np.float32(_SCALE[name]))
+@numba.njit(cache=True)
+def _argmax(obs: np.ndarray, row: int, start: int, size: int) -> int:
+    """Index of the first largest of obs[row, start : start + size] (0 when all are equal)."""
+    best = 0
+    for i in range(1, size):
+        if obs[row, start + i] > obs[row, start + best]:
+            best = i
+    return best
 
 
-@dataclass
-class Views:
-    """The facts of k decisions at tables of ``num_players`` (slot 0 is me, slot 1 my left neighbour)."""
-
-    num_players: int
-    phase: np.ndarray  # [k] Phase value
-    hand_size: np.ndarray  # [k] cards dealt to each player this round
-    hand: np.ndarray  # [k, 54] my card counts
-    trump: np.ndarray  # [k] suit index, or NO_SUIT
-    bids: np.ndarray  # [k, n] by slot, -1 where not known
-    tricks_won: np.ndarray  # [k, n] by slot
-    trick: np.ndarray  # [k, n] cards of the current trick in play order, NO_CARD after the last
-    trick_len: np.ndarray  # [k] cards in the current trick
-    held: np.ndarray  # [k, n] cards still in hand by slot (0 .. MAX_HAND_SIZE)
-    unseen: np.ndarray  # [k, 54] counts of the cards I cannot place: other hands and the undealt stack
-    pool: np.ndarray  # [k] number of cards I cannot place
-    suit_unseen: np.ndarray  # [k, 5] unseen cards by suit; column NO_SUIT (the last) is 0
-    higher: np.ndarray  # [k, 52] unseen cards of each suited card's suit that outrank it
-    dealer: np.ndarray  # [k] slot of the dealer
-    visible: np.ndarray  # [k, n] the others' cards in a foresight round by slot, NO_CARD where none
-
-    def rows(self, index: np.ndarray) -> "Views":
-        """The views of the rows ``index`` (ascending row numbers) only."""
-        if len(index) == len(self.phase):
-            return self
-        return Views(self.num_players, *(getattr(self, f.name)[index] for f in fields(self)[1:]))
+@numba.njit(cache=True)
+def _count(obs: np.ndarray, row: int, start: int, scale: np.float32) -> int:
+    """A scaled count, rounded back to an integer as ``observation.decode`` does."""
+    return int(np.rint(obs[row, start] / scale))
 
 
-def read_views(observations: np.ndarray, rows: np.ndarray | None = None) -> list[tuple[np.ndarray, Views]]:
-    """Decode observations[rows] (default all) into (positions in ``rows``, Views), one pair per player count."""
-    if rows is not None:
-        observations = observations[rows]
-    counts = MIN_PLAYERS + field(observations, "num_players").argmax(axis=1)
-    if (counts == counts[0]).all():
-        return [(np.arange(len(counts)), _read(observations, int(counts[0])))]
-    return [(at, _read(observations[at], int(counts[at[0]]))) for at in _groups(counts)]
+@numba.njit(cache=True)
+def players(obs: np.ndarray, row: int, layout: tuple) -> int:
+    """Number of players at the table of observation ``row``."""
+    return MIN_PLAYERS + _argmax(obs, row, layout[0][_NUM_PLAYERS], MAX_PLAYERS - MIN_PLAYERS + 1)
 
 
-def _groups(values: np.ndarray) -> list[np.ndarray]:
-    """Row numbers of each distinct value, in the order of the values."""
-    return [np.flatnonzero(values == value) for value in np.unique(values)]
-
-
-def _int(values: np.ndarray) -> np.ndarray:
-    """Exact float counts as int64."""
-    return values.astype(np.int64)
-
-
-def _read(observations: np.ndarray, n: int) -> Views:
-    """Views of observations that all come from ``n``-player games."""
-
-    def read(name: str, slots: int | None = None) -> np.ndarray:
-        return field(observations, name, slots)
-
-    hand = read("hand")
-    k = len(hand)
-    trump_hot = read("trump")[:, :NUM_SUITS]
-    trump = np.where(trump_hot.any(axis=1), trump_hot.argmax(axis=1), NO_SUIT)
-    hand_size = _int(read("hand_size")[:, 0])
-    played = read("played", n)
-    seen = hand + read("trump_card")
+@numba.njit(cache=True)
+def read_view(obs: np.ndarray, row: int, layout: tuple) -> View:
+    """Decode observation ``row`` of ``obs`` (observations [k, OBS_SIZE]) into a View."""
+    start, scale = layout
+    n = players(obs, row, layout)
+    hand = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
+    seen = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
+    for c in range(NUM_CARD_TYPES):
+        hand[c] = int(obs[row, start[_HAND] + c])
+        seen[c] = hand[c] + int(obs[row, start[_TRUMP_CARD] + c])
+    held = np.zeros(n, dtype=np.int64)
+    hand_size = _count(obs, row, start[_HAND_SIZE], scale[_HAND_SIZE])
     for slot in range(n):
-        seen += played[:, slot]
-    visible = np.full((k, n), NO_CARD)
-    blind = np.flatnonzero(~hand.any(axis=1))  # foresight rounds: the others' cards instead of mine
-    if blind.size:
-        foresight = field(observations[blind], "foresight", n)
-        seen[blind] += foresight.sum(axis=1)
-        visible[blind] = np.where(foresight.any(axis=2), foresight.argmax(axis=2), NO_CARD)
-        visible[:, 0] = NO_CARD
-    unseen = np.maximum(DECK_COUNTS - _int(seen), 0)
-    by_suit = np.zeros((k, NUM_SUITS + 1), dtype=np.int64)
-    by_suit[:, :NUM_SUITS] = unseen[:, :NUM_SUITED].reshape(k, NUM_SUITS, NUM_RANKS).sum(axis=2)
+        played = 0
+        for c in range(NUM_CARD_TYPES):
+            count = int(obs[row, start[_PLAYED] + slot * NUM_CARD_TYPES + c])
+            seen[c] += count
+            played += count
+        held[slot] = min(max(hand_size - played, 0), MAX_HAND_SIZE)
+    visible = np.full(n, NO_CARD, dtype=np.int64)
+    if hand.sum() == 0:  # a foresight round: the others' cards instead of mine
+        for slot in range(n):
+            base, down = start[_FORESIGHT] + slot * NUM_CARD_TYPES, False
+            for c in range(NUM_CARD_TYPES):
+                count = int(obs[row, base + c])
+                seen[c] += count
+                down = down or count > 0
+            if down and slot > 0:
+                visible[slot] = _argmax(obs, row, base, NUM_CARD_TYPES)
+    unseen = np.maximum(_DECK - seen, 0)
+    by_suit = np.zeros(NUM_SUITS + 1, dtype=np.int64)
+    for c in range(NUM_SUITED):
+        by_suit[c // NUM_RANKS] += unseen[c]
+
+    trump = NO_SUIT
+    for suit in range(NUM_SUITS):
+        if obs[row, start[_TRUMP] + suit] != 0:
+            trump = _argmax(obs, row, start[_TRUMP], NUM_SUITS)
+            break
+    bids = np.full(n, -1, dtype=np.int64)
+    tricks_won = np.zeros(n, dtype=np.int64)
+    for slot in range(n):
+        if obs[row, start[_BID_KNOWN] + slot] == 1:
+            bids[slot] = _count(obs, row, start[_BIDS] + slot, scale[_BIDS])
+        tricks_won[slot] = _count(obs, row, start[_TRICKS_WON] + slot, scale[_TRICKS_WON])
 
     # The trick runs from the leader's slot onwards, up to the first slot that has not played.
-    trick_hot = read("trick", n)
-    down, card = trick_hot.any(axis=2), trick_hot.argmax(axis=2)
-    order = (read("leader", n).argmax(axis=1)[:, None] + np.arange(n)) % n
-    by_row = np.arange(k)[:, None]
-    on = np.cumprod(down[by_row, order], axis=1).astype(bool)
-    trick = np.where(on, card[by_row, order], NO_CARD)
-    return Views(
-        num_players=n,
-        phase=read("phase").argmax(axis=1),
-        hand_size=hand_size,
-        hand=_int(hand),
-        trump=trump,
-        bids=np.where(read("bid_known", n) == 1, _int(read("bids", n)), -1),
-        tricks_won=_int(read("tricks_won", n)),
-        trick=trick,
-        trick_len=on.sum(axis=1),
-        held=np.minimum(np.maximum(hand_size[:, None] - _int(played.sum(axis=2)), 0), MAX_HAND_SIZE),
-        unseen=unseen,
-        pool=unseen.sum(axis=1),
-        suit_unseen=by_suit,
-        higher=above_in_suit(unseen),
-        dealer=read("dealer", n).argmax(axis=1),
-        visible=visible,
-    )
+    trick = np.full(n, NO_CARD, dtype=np.int64)
+    leader, trick_len = _argmax(obs, row, start[_LEADER], n), 0
+    for j in range(n):
+        base = start[_TRICK] + ((leader + j) % n) * NUM_CARD_TYPES
+        down = False
+        for c in range(NUM_CARD_TYPES):
+            down = down or obs[row, base + c] != 0
+        if not down:
+            break
+        trick[j] = _argmax(obs, row, base, NUM_CARD_TYPES)
+        trick_len += 1
+    return View(n, _argmax(obs, row, start[_PHASE], _PHASES), hand_size, hand, trump, bids, tricks_won,
+                trick, trick_len, held, unseen, unseen.sum(), by_suit, above_in_suit(unseen),
+                _argmax(obs, row, start[_DEALER], n), visible)
+
+
+@numba.njit(cache=True)
+def above_in_suit(counts: np.ndarray) -> np.ndarray:
+    """[52]: for each suited card, the count of cards of its suit in ``counts`` [54] that outrank it."""
+    above = np.zeros(NUM_SUITED, dtype=np.int64)
+    for suit in range(NUM_SUITS):
+        total = 0
+        for rank in range(NUM_RANKS - 1, -1, -1):
+            above[suit * NUM_RANKS + rank] = total
+            total += counts[suit * NUM_RANKS + rank]
+    return above
 
 
 # -- odds of drawing cards ------------------------------------------------------------------------
@@ -174,80 +196,66 @@ def _at_most_table() -> np.ndarray:
     return np.where(total > 0, hits / np.maximum(total, 1), 1.0)
 
 
-_NONE = _none_table()
-_AT_MOST = _at_most_table()
-
-
-def none_chance(pool: np.ndarray, special: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """Chance that ``draws`` cards taken from ``pool`` include none of ``special`` given cards (elementwise)."""
-    return _NONE[pool, special, draws]
-
-
-def at_most_chance(pool: np.ndarray, special: np.ndarray, draws: np.ndarray, most: np.ndarray) -> np.ndarray:
-    """Chance that ``draws`` cards taken from ``pool`` include at most ``most`` of ``special`` given cards."""
-    return _AT_MOST[pool, special, draws, most]
-
-
-def above_in_suit(counts: np.ndarray) -> np.ndarray:
-    """[k, 52]: for each suited card, the count of cards of its suit that outrank it."""
-    by_suit = counts[:, :NUM_SUITED].reshape(len(counts), NUM_SUITS, NUM_RANKS)
-    from_top = np.cumsum(by_suit[:, :, ::-1], axis=2)[:, :, ::-1]
-    return (from_top - by_suit).reshape(len(counts), NUM_SUITED)
+#: (none, at_most): the chance that ``draws`` cards taken from ``pool`` include none of ``special``
+#: given cards, none[pool, special, draws], and at most ``most`` of them, at_most[pool, special, draws, most].
+TABLES = (_none_table(), _at_most_table())
 
 
 # -- tricks ---------------------------------------------------------------------------------------
 
-#: Suit and rank of every card type, and of NO_CARD (the last entry, so that index -1 reads it).
-SUIT_OF = np.append(CARD_SUIT, NO_SUIT).astype(np.int64)
-RANK_OF = np.append(CARD_RANK, -1).astype(np.int64)
-
-
-def _key_table() -> np.ndarray:
-    """[card, led suit, trump]: ranking key of a card in a trick (the highest wins, ties to the earlier card).
-
-    A Wizard beats trumps, which beat the suit led, which beats other suits; a Jester ranks lowest
-    and NO_CARD below it. The last index of every axis stands for NO_CARD / NO_SUIT (index -1).
-    """
-    card, led, trump = np.ogrid[: NUM_CARD_TYPES + 1, : NUM_SUITS + 1, : NUM_SUITS + 1]
-    led, trump = np.where(led == NUM_SUITS, NO_SUIT, led), np.where(trump == NUM_SUITS, NO_SUIT, trump)
+@numba.njit(cache=True)
+def card_key(card: int, led: int, trump: int) -> int:
+    """Ranking key of a card in a trick led in ``led`` with trump ``trump`` (the highest wins, ties to
+    the earlier card): a Wizard beats trumps, which beat the suit led, which beats other suits; a
+    Jester ranks lowest and NO_CARD below it."""
+    if card == NO_CARD:
+        return -2
+    if card == WIZARD:
+        return 3 * NUM_RANKS
+    if card == JESTER:
+        return -1
     suit, rank = SUIT_OF[card], RANK_OF[card]
-    key = np.where(suit == trump, 2 * NUM_RANKS + rank, np.where(suit == led, NUM_RANKS + rank, 0))
-    key = np.where(card == WIZARD, 3 * NUM_RANKS, np.where(card == JESTER, -1, key))
-    return np.where(card == NUM_CARD_TYPES, -2, key)
+    if suit == trump:
+        return 2 * NUM_RANKS + rank
+    return NUM_RANKS + rank if suit == led else 0
 
 
-_KEYS = _key_table()
+@numba.njit(cache=True)
+def led_suit(trick: np.ndarray) -> int:
+    """Suit to follow in a NO_CARD-padded trick: the first non-Jester card's, NO_SUIT if a Wizard or none."""
+    for card in trick:
+        if card != JESTER and card != NO_CARD:
+            return SUIT_OF[card]
+    return NO_SUIT
 
 
-def led_suits(tricks: np.ndarray) -> np.ndarray:
-    """Suit to follow in tricks [..., m] (NO_CARD-padded): the first non-Jester card's, NO_SUIT if a Wizard or none."""
-    led = np.full(tricks.shape[:-1], NO_SUIT)
-    found = np.zeros(tricks.shape[:-1], dtype=bool)
-    for position in range(tricks.shape[-1]):
-        card = tricks[..., position]
-        sets = ~found & (card != JESTER) & (card != NO_CARD)
-        led = np.where(sets, SUIT_OF[card], led)
-        found |= sets
-    return led
-
-
-def card_keys(cards: np.ndarray, led: np.ndarray, trump: np.ndarray) -> np.ndarray:
-    """Ranking keys of cards in a trick led in ``led`` with trump ``trump`` (all broadcast together)."""
-    return _KEYS[cards, led, trump]
-
-
-def trick_winners(tricks: np.ndarray, trump: np.ndarray) -> np.ndarray:
-    """Index in play order of the winning card of complete tricks [..., m]; ``trump`` broadcasts over [...]."""
-    led = led_suits(tricks)
-    top, winner = card_keys(tricks[..., 0], led, trump), np.zeros(tricks.shape[:-1], dtype=np.int64)
-    for position in range(1, tricks.shape[-1]):
-        key = card_keys(tricks[..., position], led, trump)
-        ahead = key > top  # ties go to the earlier card
-        top, winner = np.where(ahead, key, top), np.where(ahead, position, winner)
+@numba.njit(cache=True)
+def trick_winner(trick: np.ndarray, trump: int) -> int:
+    """Index in play order of the winning card of a complete trick."""
+    led = led_suit(trick)
+    top, winner = card_key(trick[0], led, trump), 0
+    for position in range(1, len(trick)):
+        key = card_key(trick[position], led, trump)
+        if key > top:  # ties go to the earlier card
+            top, winner = key, position
     return winner
 
 
-def play_order(dealer: np.ndarray, n: int) -> np.ndarray:
-    """[k, n]: slots in the order they play the first trick, starting left of the dealer."""
-    return (dealer[:, None] + 1 + np.arange(n)) % n
-
+@numba.njit(cache=True)
+def pairwise_sum(values: np.ndarray, count: int) -> float:
+    """Sum of values[:count] (count <= 128) added in the order numpy sums a row: one running sum below
+    8 values, else 8 running sums, paired, then the rest; so equal to numpy's sum to the bit."""
+    if count < 8:
+        total = -0.0
+        for i in range(count):
+            total += values[i]
+        return total
+    lanes = values[:8].copy()
+    blocks = count - count % 8
+    for i in range(8, blocks, 8):
+        for j in range(8):
+            lanes[j] += values[i + j]
+    total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+    for i in range(blocks, count):
+        total += values[i]
+    return total

@@ -7,8 +7,9 @@ import pytest
 
 from wizard_env.agents import Agent, RandomAgent, RuleAgent
 from wizard_env.agents.base import check_batch
+from wizard_env.agents.rule_agent import SAMPLED, decide
 from wizard_env.agents.rule_bid import ONE_CARD_SAMPLES, one_card_chance
-from wizard_env.agents.rule_view import read_views
+from wizard_env.agents.rule_view import LAYOUT, TABLES, players, read_view
 from wizard_env.cards import parse_card
 from wizard_env.game import NUM_ACTIONS, Phase, WizardGame
 from wizard_env.observation import OBS_SIZE, observe
@@ -45,12 +46,9 @@ def decisions() -> tuple[np.ndarray, np.ndarray]:
 
 def test_the_pool_covers_every_phase_player_count_and_sampled_bid(decisions):
     observations, masks = decisions
-    (phases, counts, one_card) = (set(), set(), 0)
-    for _, v in read_views(observations):
-        phases |= set(v.phase.tolist())
-        counts.add(v.num_players)
-        one_card += int(((v.phase == Phase.BID) & (v.hand_size == 1) & v.hand.any(axis=1)).sum())
-    assert {Phase.BID, Phase.PLAY} <= phases and counts == {3, 4, 5, 6} and one_card > 0
+    phases = {read_view(observations, row, LAYOUT).phase for row in range(len(observations))}
+    counts = {players(observations, row, LAYOUT) for row in range(len(observations))}
+    assert {Phase.BID, Phase.PLAY} <= phases and counts == {3, 4, 5, 6} and sampled_rows(observations, masks).any()
 
 
 @pytest.mark.parametrize("make", [RuleAgent, RandomAgent], ids=["rule", "random"])
@@ -78,10 +76,7 @@ def test_rule_batch_in_another_order_gives_each_row_its_action(decisions):
 
 def sampled_rows(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Rows whose Rule bid is estimated from sampled deals (a choice of bids, one card in view)."""
-    out = np.zeros(len(observations), dtype=bool)
-    for rows, v in read_views(observations):
-        out[rows] = (v.phase == Phase.BID) & (v.hand_size == 1) & v.hand.any(axis=1)
-    return out & (masks.sum(axis=1) > 1)
+    return decide(observations, masks != 0, LAYOUT, TABLES[0])[0] == SAMPLED
 
 
 @pytest.mark.parametrize("make", [RuleAgent, RandomAgent], ids=["rule", "random"])
@@ -105,19 +100,19 @@ def test_sampled_one_card_chance_is_unbiased():
     game = WizardGame(Rules.make(3, rounds=[1]), 0)
     game.hands[:] = 0
     game.hands[game.current, parse_card("9h")] = 1
-    (_, v), = read_views(observe(game, game.current)[None])
-    pool = np.repeat(np.arange(len(v.unseen[0])), v.unseen[0])
-    order = [(int(v.dealer[0]) + 1 + k) % 3 for k in range(3)]
+    v = read_view(observe(game, game.current)[None], 0, LAYOUT)
+    pool = np.repeat(np.arange(len(v.unseen)), v.unseen)
+    order = [(v.dealer + 1 + k) % 3 for k in range(3)]
     wins = total = 0
     for i in range(len(pool)):
         for j in range(len(pool)):
             if i != j:
                 cards = [parse_card("9h"), int(pool[i]), int(pool[j])]
-                wins += order[trick_winner([cards[s] for s in order], int(v.trump[0]))] == 0
+                wins += order[trick_winner([cards[s] for s in order], v.trump)] == 0
                 total += 1
     exact = wins / total
     samples = 50 * ONE_CARD_SAMPLES
-    estimate = one_card_chance(v, np.random.default_rng(0).random((1, samples, 5)))[0]
+    estimate = one_card_chance(v, np.random.default_rng(0).random((samples, 5)))
     assert abs(estimate - exact) < 4 * np.sqrt(exact * (1 - exact) / samples)
 
 

@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from wizard_env.agents import RandomAgent, RuleAgent
+from wizard_env.agents.rule_bid import best_bid, foresight_chance, odds_factor, odds_scaled
+from wizard_env.agents.rule_view import LAYOUT, pairwise_sum, read_view
 from wizard_env.cards import NO_CARD, NO_SUIT, SUITS, WIZARD, parse_card
 from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame, deal
 from wizard_env.observation import observe
-from wizard_env.rules import Rules, trick_winner, trump_from_card
+from wizard_env.rules import MAX_HAND_SIZE, Rules, round_score, trick_winner, trump_from_card
 from wizard_env.simulate import play_game
 
 
@@ -173,3 +175,52 @@ def test_beats_random_agents_by_a_wide_margin():
         margins.append(totals[seat] - (totals.sum() - totals[seat]) / 2)
     assert np.mean(margins) > 150
     assert np.mean(np.array(margins) > 0) > 0.8
+
+
+# -- the compiled parts against references computed another way --------------------------------------
+
+def test_pairwise_sum_adds_as_numpy_sums_a_row():
+    rng = np.random.default_rng(0)
+    for count in range(1, 61):
+        values = rng.uniform(0, 1, (4, count)) * 10.0 ** rng.integers(-6, 6, (4, count))
+        assert [pairwise_sum(row, count) for row in values] == values.sum(axis=1).tolist()
+
+
+def test_best_bid_has_the_best_expected_score_over_every_outcome():
+    rng = np.random.default_rng(1)
+    for m in range(1, 6):
+        chances = rng.uniform(0, 1, m)
+        legal = rng.uniform(size=MAX_HAND_SIZE + 1) < 0.7
+        legal[rng.integers(m + 1)] = True
+        expected = np.zeros(MAX_HAND_SIZE + 1)
+        for wins in np.ndindex(*(2,) * m):  # every outcome, card by card
+            chance = np.prod([c if w else 1 - c for c, w in zip(chances, wins)])
+            expected += chance * np.array([round_score(b, sum(wins)) for b in range(MAX_HAND_SIZE + 1)])
+        bid = best_bid(chances, legal)
+        assert legal[bid] and expected[bid] >= expected[legal].max() - 1e-9
+
+
+@pytest.mark.parametrize("others", [("Wiz", "2c"), ("Jes", "Kh"), ("9c", "Ad")])
+def test_foresight_chance_is_the_share_of_unseen_cards_that_win(others: tuple[str, str]):
+    game = spot(["5c"], "7h", phase=Phase.BID, foresight=True)
+    for seat, name in enumerate(others, start=1):
+        game.hands[seat, parse_card(name)] = 1
+    v = read_view(observe(game, game.current)[None], 0, LAYOUT)
+    order = [(game.dealer + 1 + k) % 3 for k in range(3)]  # seats in play order; I am seat 0
+    wins = 0
+    for card, count in enumerate(v.unseen):
+        cards = [card if seat == 0 else parse_card(others[seat - 1]) for seat in order]
+        wins += count * (order[trick_winner(cards, game.trump)] == 0)
+    assert foresight_chance(v, v.trump) == pytest.approx(wins / v.unseen.sum(), abs=1e-12)
+
+
+def test_odds_factor_makes_the_weighted_chances_add_up_to_the_total():
+    rng = np.random.default_rng(2)
+    for rows in (1, 7, 40):  # several halvings at once for few rows, one at a time for many
+        chances, weights = rng.uniform(0.01, 0.98, (rows, 52)), rng.uniform(0, 1, (rows, 52))
+        counts = rng.integers(1, 53, rows)
+        totals = np.array([rng.uniform(0.2, 0.8) * w[:c].sum() for w, c in zip(weights, counts)])
+        factor = odds_factor(chances, weights, counts, totals)
+        for i in range(rows):
+            scaled = odds_scaled(chances[i, : counts[i]], factor[i])
+            assert (weights[i, : counts[i]] * scaled).sum() == pytest.approx(totals[i], rel=1e-6)
