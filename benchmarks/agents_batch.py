@@ -3,23 +3,20 @@
 Usage::
 
     python benchmarks/agents_batch.py --players 4 --games 40 --seed 0
-    git show 49a7430:agents/rule_agent.py > /tmp/rule_agent_old.py   # the per-observation RuleAgent
-    python benchmarks/agents_batch.py --reference /tmp/rule_agent_old.py
+    python benchmarks/agents_batch.py --reference HEAD   # today's RuleAgent against that commit's
 
 The observations come from whole games of RuleAgents on the single-game engine (every decision of
 every seat, game seeds ``seed ..``). Each agent then decides batches of k of them, cycling through
 the pool, for at least ``--seconds`` per size, and the rate is k over the median time of a call;
-``act`` is the per-observation call (timed as batches of 64 calls). ``--reference``
-loads an older rule_agent.py (one that defines RuleAgent.act) and times its ``act`` as well.
+``act`` is the per-observation call (timed as batches of 64 calls). ``--reference`` loads the
+RuleAgent of an earlier commit (``rule_reference.py``), times it in the same run, and prints how
+many times faster today's is.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -28,7 +25,12 @@ from wizard_env.game import WizardGame
 from wizard_env.observation import observe
 from wizard_env.rules import Rules
 
-SIZES = (1, 64, 1024, 4096)
+try:
+    from benchmarks.rule_reference import reference_rule_agent
+except ImportError:  # run as a script from benchmarks/
+    from rule_reference import reference_rule_agent
+
+SIZES = (1, 16, 256, 4096)
 
 
 def decision_pool(rules: Rules, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -67,16 +69,6 @@ def per_observation(agent: Agent):
     return lambda observations, masks: [agent.act(o, m) for o, m in zip(observations, masks)]
 
 
-def load_reference(path: Path) -> type[Agent]:
-    """The RuleAgent class of an older rule_agent.py, loaded inside the agents package."""
-    name = "agents._reference_rule_agent"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module.RuleAgent
-
-
 def main() -> None:
     """Build the pool of decisions and print the speed table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -84,7 +76,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30, help="games that supply the observations")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
     parser.add_argument("--seconds", type=float, default=1.0, help="least time measured per entry")
-    parser.add_argument("--reference", type=Path, help="an older rule_agent.py whose act is timed too")
+    parser.add_argument("--reference", help="git revision whose RuleAgent is timed too, e.g. HEAD")
     args = parser.parse_args()
     rules = Rules.make(args.players)
     start = time.perf_counter()
@@ -92,16 +84,19 @@ def main() -> None:
     choices = (masks.sum(axis=1) > 1).mean()
     print(f"{len(observations)} decisions from {args.games} {args.players}-player games "
           f"({choices:.0%} with a choice), gathered in {time.perf_counter() - start:.1f} s")
-    print(f"{'agent':<24}" + "".join(f"{'k=' + str(k):>12}" for k in SIZES) + f"{'act':>12}")
+    print(f"{'decisions/s':<24}" + "".join(f"{'k=' + str(k):>12}" for k in SIZES) + f"{'act':>12}")
     contenders: list[tuple[str, Agent]] = [("RuleAgent", RuleAgent(0)), ("RandomAgent", RandomAgent(0))]
+    if args.reference:
+        contenders.insert(1, (f"RuleAgent {args.reference}", reference_rule_agent(args.reference)(0)))
+    table = {}
     for label, agent in contenders:
         rates = [rate(agent.act_batch, observations, masks, k, args.seconds) for k in SIZES]
         rates.append(rate(per_observation(agent), observations, masks, 64, args.seconds))
-        print(f"{label + ' (decisions/s)':<24}" + "".join(f"{r:12,.0f}" for r in rates))
+        table[label] = rates
+        print(f"{label:<24}" + "".join(f"{r:12,.0f}" for r in rates))
     if args.reference:
-        old = load_reference(args.reference)(0)
-        old_rate = rate(per_observation(old), observations, masks, 64, args.seconds)
-        print(f"{'reference act':<24}" + " " * 12 * len(SIZES) + f"{old_rate:12,.0f}")
+        ratios = np.array(table["RuleAgent"]) / np.array(table[f"RuleAgent {args.reference}"])
+        print(f"{'RuleAgent speed-up':<24}" + "".join(f"{r:11.1f}x" for r in ratios))
 
 
 if __name__ == "__main__":
