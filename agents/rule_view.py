@@ -250,12 +250,12 @@ def pairwise_sum(values: np.ndarray, count: int) -> float:
         for i in range(count):
             total += values[i]
         return total
-    lanes = values[:8].copy()
+    r0, r1, r2, r3, r4, r5, r6, r7 = values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7]
     blocks = count - count % 8
     for i in range(8, blocks, 8):
-        for j in range(8):
-            lanes[j] += values[i + j]
-    total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+        r0, r1, r2, r3 = r0 + values[i], r1 + values[i + 1], r2 + values[i + 2], r3 + values[i + 3]
+        r4, r5, r6, r7 = r4 + values[i + 4], r5 + values[i + 5], r6 + values[i + 6], r7 + values[i + 7]
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     for i in range(blocks, count):
         total += values[i]
     return total
