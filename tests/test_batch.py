@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 import wizard_env
+from helpers import oracle_legal, oracle_score, oracle_winner
+from wizard_env.actions import BID_OFFSET, TRUMP_OFFSET
 from wizard_env.batch import WizardBatch, shuffle_game
+from wizard_env.cards import NO_SUIT, SUITS, card_name, hand_names
 from wizard_env.game import CARD_OFFSET, NUM_ACTIONS, IllegalActionError, Phase, WizardGame
 from wizard_env.replay import game_record, log_record
 from wizard_env.rules import Rules
@@ -75,6 +78,51 @@ def test_batch_plays_exactly_the_games_of_the_aec_env(config: dict):
         )
         assert batch.totals[i].tolist() == recorded[i].totals.tolist()
         assert batch.game_seed[i] == seed
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_compiled_batch_agrees_with_the_referee_when_random_subsets_of_games_step(config: dict):
+    """Every mask, trick winner and round score of the compiled kernels, against the oracles of tests/helpers."""
+    rules, n = rules_of(config), config["num_players"]
+    batch = WizardBatch(rules, 12, seed=5, autoreset=False)
+    rng = np.random.default_rng(6)
+    checked_tricks = checked_rounds = 0
+    while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
+        games = np.sort(rng.choice(live, size=int(rng.integers(1, live.size + 1)), replace=False))
+        masks = batch.legal_masks(games)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        before = {name: getattr(batch, name)[games].copy() for name in
+                  ("phase", "current", "dealer", "leader", "trump", "trick", "trick_len", "bids", "tricks_won", "round_index", "hands")}
+        batch.step(actions, games)
+        for i, g in enumerate(games):
+            phase, seat, legal = before["phase"][i], before["current"][i], set(np.flatnonzero(masks[i]).tolist())
+            if phase == Phase.TRUMP:
+                assert legal == {TRUMP_OFFSET + s for s in range(4)}
+                continue
+            size = rules.hand_sizes[before["round_index"][i]]
+            if phase == Phase.BID:
+                allowed = set(range(size + 1))
+                if rules.bid_total_rule and seat == before["dealer"][i]:
+                    allowed.discard(size - int(before["bids"][i][before["bids"][i] >= 0].sum()))
+                assert legal == {BID_OFFSET + b for b in allowed}
+                continue
+            trick = [card_name(c) for c in before["trick"][i][: before["trick_len"][i]]]
+            assert {card_name(a - CARD_OFFSET) for a in legal} == oracle_legal(hand_names(before["hands"][i][seat]), trick)
+            if len(trick) < n - 1:
+                assert batch.trick_won_by[g] == -1
+                continue
+            trump = None if before["trump"][i] == NO_SUIT else SUITS[before["trump"][i]]
+            winner = (before["leader"][i] + oracle_winner(trick + [card_name(actions[i] - CARD_OFFSET)], trump)) % n
+            assert batch.trick_won_by[g] == winner
+            checked_tricks += 1
+            tricks = before["tricks_won"][i].astype(int)
+            tricks[winner] += 1
+            assert batch.round_over[g] == (tricks.sum() == size)
+            if batch.round_over[g]:
+                expected = [oracle_score(int(b), int(t)) for b, t in zip(before["bids"][i], tricks)]
+                assert batch.round_scores[g].tolist() == expected
+                checked_rounds += 1
+    assert checked_rounds == 12 * rules.num_rounds and checked_tricks == 12 * sum(rules.hand_sizes)
 
 
 def test_autoreset_restarts_finished_games_with_fresh_reproducible_seeds():

@@ -18,9 +18,11 @@ from typing import Sequence
 
 import numpy as np
 
+from . import kernels
 from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, IllegalActionError, Phase, action_name, legal_listing
-from .cards import CARD_SUIT, DECK, DECK_SIZE, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_SUITS, WIZARD, card_name, hand_names, suit_name
-from .rules import Rules, legal_bids_batch, legal_cards_batch, round_scores, suits_to_follow, trick_winners, trumps_from_cards
+from .cards import DECK, DECK_SIZE, NO_CARD, NUM_CARD_TYPES, NUM_SUITS, card_name, hand_names, suit_name
+from .observation import OBS_SIZE, encode
+from .rules import Bidding, Rules
 
 #: Game seeds drawn by a batch stay below 2**53, so every JSON reader holds them exactly.
 MAX_GAME_SEED = 2**53
@@ -28,11 +30,11 @@ MAX_GAME_SEED = 2**53
 SEED_LIMIT = 2**63
 _DEAL_STREAM = 0
 _BATCH_STREAM = 1
-# plain ints for the hot paths (reading an enum member costs a Python call per access)
-TRUMP, BID, PLAY, OVER = (int(p) for p in (Phase.TRUMP, Phase.BID, Phase.PLAY, Phase.OVER))
+TRUMP, BID, PLAY, OVER = kernels.TRUMP, kernels.BID, kernels.PLAY, kernels.OVER
+_BIDDING = {Bidding.OPEN: kernels.OPEN, Bidding.HIDDEN: kernels.HIDDEN, Bidding.SECRET: kernels.SECRET}
 # the per-step results that ``step`` sets (see the class docstring)
 _RESULTS = ("round_over", "round_scores", "round_bids", "round_tricks", "round_hand_size", "round_dealer",
-            "game_over", "final_totals", "final_seed")
+            "game_over", "final_totals", "final_seed", "trick_won_by")
 
 
 def check_seed(seed: object, name: str = "seed") -> int:
@@ -66,13 +68,10 @@ def deal_hands(orders: np.ndarray, sizes: np.ndarray, num_players: int) -> tuple
 
     Seat s gets cards s*size .. s*size + size - 1 of the order; the next card is turned up.
     """
-    k, n = len(orders), num_players
-    order = orders.astype(np.int64)
-    seat = np.arange(DECK_SIZE) // sizes[:, None]
-    dealt = seat < n
-    keys = ((np.arange(k)[:, None] * n + seat) * NUM_CARD_TYPES + order)[dealt]
-    hands = np.bincount(keys, minlength=k * n * NUM_CARD_TYPES).reshape(k, n, NUM_CARD_TYPES).astype(np.int8)
-    turned = np.where(n * sizes < DECK_SIZE, order[np.arange(k), np.minimum(n * sizes, DECK_SIZE - 1)], NO_CARD)
+    orders = np.asarray(orders, dtype=np.int8)
+    hands = np.zeros((len(orders), num_players, NUM_CARD_TYPES), dtype=np.int8)
+    turned = np.array([kernels.deal_into(order, int(size), hand) for order, size, hand in zip(orders, sizes, hands)],
+                      dtype=np.int64)
     return hands, turned
 
 
@@ -89,7 +88,8 @@ class WizardBatch:
 
     After each ``step``, flags and results of the step, valid where the flag is set:
     ``round_over`` with ``round_scores``, ``round_bids``, ``round_tricks``, ``round_hand_size``,
-    ``round_dealer``; ``game_over`` with ``final_totals`` and ``final_seed``.
+    ``round_dealer``; ``game_over`` with ``final_totals`` and ``final_seed``; ``trick_won_by``, the
+    seat that won a trick completed by the step (-1 where none was).
 
     Legal masks are cached per game until ``step`` changes it; code that writes the state arrays
     directly (tests building a position) must set ``mask_stale`` for those games.
@@ -118,6 +118,7 @@ class WizardBatch:
         self.autoreset = autoreset
         self.record = record
         self.hand_sizes = np.array(rules.hand_sizes, dtype=np.int64)
+        self.bidding_code = _BIDDING[rules.bidding]  #: the bidding variant as the kernels number it
         self._seed_rng = np.random.default_rng([check_seed(seed), _BATCH_STREAM])
         self.all_games = self._all = np.arange(b)
 
@@ -152,6 +153,7 @@ class WizardBatch:
         self.game_over = np.zeros(b, dtype=bool)
         self.final_totals = np.zeros((b, n), dtype=np.int64)
         self.final_seed = np.zeros(b, dtype=np.int64)
+        self.trick_won_by = np.zeros(b, dtype=np.int8)
 
         # masks of the acting seats, recomputed only for games changed since they were last asked for
         self._mask_cache = np.zeros((b, NUM_ACTIONS), dtype=np.int8)
@@ -161,7 +163,28 @@ class WizardBatch:
         #: (seed, log) of every game that finished and was restarted.
         self.logs: list[list[dict]] = [[] for _ in range(b)]
         self.finished_logs: list[tuple[int, list[dict]]] = []
+        self._bind_kernels()
         self._new_games(self._all, self._draw_seeds(b) if seeds is None else np.array(seeds, dtype=np.int64))
+
+    def _bind_kernels(self) -> None:
+        """The arrays each kernel takes, gathered once (a kernel call then costs a few microseconds at B = 1)."""
+        self._mask_args = (self.hand_sizes, self.rules.bid_total_rule, self.phase, self.current, self.dealer,
+                           self.round_index, self.bids, self.hands, self.trick, self.mask_stale, self._mask_cache)
+        self._apply_args = (
+            self.hand_sizes, self.game_seed, self.first_dealer, self.round_index, self.orders, self.phase, self.current,
+            self.dealer, self.leader, self.trump, self.trump_card, self.hands, self.played, self.trick, self.trick_len,
+            self.voids, self.last_trick, self.last_winner, self.bids, self.tricks_won, self.totals, self.mask_stale,
+            self.round_over, self.round_scores, self.round_bids, self.round_tricks, self.round_hand_size,
+            self.round_dealer, self.game_over, self.final_totals, self.final_seed, self.trick_won_by)
+        self._start_args = (self.hand_sizes, self.first_dealer, self.round_index, self.orders, self.hands, self.trump_card,
+                            self.trump, self.dealer, self.leader, self.bids, self.tricks_won, self.played, self.trick,
+                            self.trick_len, self.voids, self.last_trick, self.last_winner, self.phase, self.current,
+                            self.mask_stale)
+        #: What ``kernels.encode`` reads after the layout arguments (``observation.encode`` passes it).
+        self.encoder_state = (self.hand_sizes, self.bidding_code, self.rules.foresight, self.phase, self.round_index,
+                              self.dealer, self.leader, self.trump, self.trump_card, self.hands, self.played, self.trick,
+                              self.trick_len, self.voids, self.last_trick, self.last_winner, self.bids, self.tricks_won,
+                              self.totals)
 
     # -- reading the state -------------------------------------------------------------------
 
@@ -172,44 +195,15 @@ class WizardBatch:
     def legal_masks(self, games: np.ndarray | None = None) -> np.ndarray:
         """int8 masks [k, NUM_ACTIONS] of the acting seat of each game (all zeros once over)."""
         g = self._select(games)
-        stale = g[self.mask_stale[g]]
-        if stale.size:
-            self._mask_cache[stale] = self._masks(stale)
-            self.mask_stale[stale] = False
-        return self._mask_cache[g]
-
-    def _masks(self, g: np.ndarray) -> np.ndarray:
-        masks = np.zeros((len(g), NUM_ACTIONS), dtype=np.int8)
-        phase = self.phase[g]
-        masks[phase == TRUMP, TRUMP_OFFSET:NUM_ACTIONS] = 1
-        rows = np.flatnonzero(phase == BID)
-        if rows.size:
-            gb = g[rows]
-            bids = self.bids[gb]
-            made = np.where(bids >= 0, bids, 0).sum(axis=1)
-            last = self.current[gb] == self.dealer[gb]
-            masks[rows, BID_OFFSET:CARD_OFFSET] = legal_bids_batch(
-                self.hand_sizes[self.round_index[gb]], made, last, self.rules.bid_total_rule
-            )
-        rows = np.flatnonzero(phase == PLAY)
-        if rows.size:
-            gp = g[rows]
-            masks[rows, CARD_OFFSET:TRUMP_OFFSET] = legal_cards_batch(self.hands[gp, self.current[gp]], self.trick[gp])
-        return masks
+        kernels.refresh_masks(g, *self._mask_args)
+        return self._mask_cache.copy() if g is self._all else self._mask_cache[g]
 
     def bids_visible(self, games: np.ndarray | None, observers: np.ndarray) -> np.ndarray:
         """Bool [k, n] by seat: which bids each observer may know now, as the bidding variant allows."""
         g = self._select(games)
-        made = self.bids[g] >= 0
-        mode = self.rules.bidding.value
-        if mode == "open":
-            return made
-        phase = self.phase[g][:, None]
-        shown = (np.arange(self.num_players) == np.asarray(observers)[:, None]) | (phase == OVER)
-        if mode == "hidden":
-            shown |= phase == PLAY
-        # secret: others' bids are revealed at the end of the round, which starts the next one
-        return made & shown
+        return np.array([[kernels.bid_visible(self.bidding_code, self.phase[game], observer, seat, self.bids[game, seat])
+                          for seat in range(self.num_players)] for game, observer in zip(g, np.asarray(observers))],
+                        dtype=bool).reshape(len(g), self.num_players)
 
     def observe(
         self, games: np.ndarray | None = None, observers: np.ndarray | None = None, out: np.ndarray | None = None
@@ -218,16 +212,18 @@ class WizardBatch:
 
         ``out``: an array of that shape to overwrite instead of allocating a new one.
         """
-        from .observation import OBS_SIZE, encode
-
         g = self._select(games)
-        observers = self.current[g] if observers is None else np.asarray(observers)
-        if (
-            observers.shape != g.shape
-            or not np.issubdtype(observers.dtype, np.integer)
-            or (observers.size and (observers.min() < 0 or observers.max() >= self.num_players))
-        ):
-            raise ValueError(f"observers must be {len(g)} seats in 0..{self.num_players - 1}, not {observers!r}")
+        if observers is None:
+            observers = self.current[g]
+        else:
+            observers = np.asarray(observers)
+            if (
+                observers.shape != g.shape
+                or not np.issubdtype(observers.dtype, np.integer)
+                or (observers.size and (observers.min() < 0 or observers.max() >= self.num_players))
+            ):
+                raise ValueError(f"observers must be {len(g)} seats in 0..{self.num_players - 1}, not {observers!r}")
+            observers = observers.astype(np.int8)  # the type the encoder is compiled for, as ``current``
         if out is not None and (out.shape != (len(g), OBS_SIZE) or out.dtype != np.float32):
             raise ValueError(f"out must be a float32 array of shape {(len(g), OBS_SIZE)}, not {out.dtype} {out.shape}")
         return encode(self, g, observers, out)
@@ -250,6 +246,7 @@ class WizardBatch:
         new.autoreset, new.record = False, False
         new.logs, new.finished_logs = [[] for _ in g], []
         new._seed_rng = copy.deepcopy(self._seed_rng)
+        new._bind_kernels()
         return new
 
     # -- changing the state ------------------------------------------------------------------
@@ -262,31 +259,38 @@ class WizardBatch:
         """
         g = self._select(games)
         actions = np.asarray(actions)
-        if actions.shape != g.shape or not (np.issubdtype(actions.dtype, np.integer) or actions.size == 0):
+        if actions.shape != g.shape or (actions.dtype.kind not in "iu" and actions.size):
             raise IllegalActionError(f"expected {len(g)} integer action ids, got {actions.dtype} array of shape {actions.shape}")
-        masks = self.legal_masks(g)
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = in_range & masks[np.arange(len(g)), np.where(in_range, actions, 0)].astype(bool)
-        if not legal.all():
-            i = int(np.flatnonzero(~legal)[0])
-            what = action_name(actions[i]) if in_range[i] else "out of range"
-            options = legal_listing(masks[i])
+        actions = actions.astype(np.int64, copy=False)
+        masks, before = (self.legal_masks(g), self._before(g)) if self.record else (None, None)  # for the log
+        bad, finished = kernels.step_games(g, actions, self.rules.bid_total_rule, self._mask_cache, *self._apply_args)
+        if bad >= 0:
+            what = action_name(actions[bad]) if 0 <= actions[bad] < NUM_ACTIONS else "out of range"
+            options = legal_listing(self._mask_cache[g[bad]])
             raise IllegalActionError(
-                f"game {g[i]}, seat {self.current[g[i]]}: action {actions[i]} ({what}) is not legal in the "
-                f"{Phase(self.phase[g[i]]).name.lower()} phase; legal: {options or 'none, the game is over'}"
+                f"game {g[bad]}, seat {self.current[g[bad]]}: action {actions[bad]} ({what}) is not legal in the "
+                f"{Phase(self.phase[g[bad]]).name.lower()} phase; legal: {options or 'none, the game is over'}"
             )
-        self.apply(g, actions.astype(np.int64), masks)
+        self._after(g, actions, finished, masks, before)
 
     def apply(self, games: np.ndarray, actions: np.ndarray, masks: np.ndarray | None = None) -> None:
         """Apply actions already known to be legal (``masks``: the legal masks, needed to record)."""
-        self.round_over[:] = False
-        self.game_over[:] = False
-        self.mask_stale[games] = True
-        phase = self.phase[games]
-        for which, handler in ((TRUMP, self._choose_trump), (BID, self._bid), (PLAY, self._play)):
-            rows = phase == which
-            if rows.any():
-                handler(games[rows], actions[rows], None if masks is None else masks[rows])
+        before = self._before(games) if self.record else None
+        finished = kernels.apply_actions(games, actions, *self._apply_args)
+        self._after(games, actions, finished, masks, before)
+
+    def _before(self, games: np.ndarray) -> list[tuple]:
+        """What the replay log needs to know of each game before its move: phase, acting seat, place in the trick."""
+        return [(self.phase[g], self.current[g], self.trick_len[g]) for g in games]
+
+    def _after(self, games: np.ndarray, actions: np.ndarray, finished: int, masks: np.ndarray | None,
+               before: list | None) -> None:
+        """After a step: log it (with ``record``) and restart the finished games (with ``autoreset``)."""
+        if self.record:
+            self._log_step(games, actions, masks, before)
+        if finished and self.autoreset:
+            done = games[self.game_over[games]]
+            self._new_games(done, self._draw_seeds(done.size))
 
     def new_games(self, games: np.ndarray, seeds: np.ndarray | None = None) -> None:
         """Start new games in slots ``games``: with ``seeds``, or seeds drawn from the batch's generator."""
@@ -308,95 +312,42 @@ class WizardBatch:
             raise ValueError(f"games lists a game twice: {games!r}")
         return g.astype(np.intp)
 
-    def _left_of(self, seats: np.ndarray) -> np.ndarray:
-        return (seats + 1) % self.num_players
-
-    def _choose_trump(self, g: np.ndarray, actions: np.ndarray, masks: np.ndarray | None) -> None:
-        self.trump[g] = actions - TRUMP_OFFSET
-        self.phase[g] = BID
-        self.current[g] = self._left_of(self.dealer[g])
-        if self.record:
-            for game, suit in zip(g, self.trump[g]):
-                self.logs[game][-1]["trump"] = suit_name(suit)
-
-    def _bid(self, g: np.ndarray, actions: np.ndarray, masks: np.ndarray | None) -> None:
-        seat = self.current[g]
-        if self.record:
-            for game, s, action, mask in zip(g, seat, actions, masks):
+    def _log_step(self, games: np.ndarray, actions: np.ndarray, masks: np.ndarray, before: list[tuple]) -> None:
+        """Add a step to the replay logs: each move with its legal choices, a trick's winner, a round's end."""
+        for game, action, mask, (phase, seat, position) in zip(games, actions, masks, before):
+            log = self.logs[game][-1]  # the round the move was made in
+            if phase == TRUMP:
+                log["trump"] = suit_name(int(action - TRUMP_OFFSET))
+            elif phase == BID:
                 legal = np.flatnonzero(mask[BID_OFFSET:CARD_OFFSET]).tolist()
-                self.logs[game][-1]["bids"].append({"seat": int(s), "bid": int(action - BID_OFFSET), "legal": legal})
-        self.bids[g, seat] = actions - BID_OFFSET
-        self.current[g] = self._left_of(seat)  # after the dealer's bid: the dealer's left leads
-        self.phase[g[seat == self.dealer[g]]] = PLAY
-
-    def _play(self, g: np.ndarray, actions: np.ndarray, masks: np.ndarray | None) -> None:
-        seat, card = self.current[g], actions - CARD_OFFSET
-        position = self.trick_len[g]
-        if self.record:
-            for game, s, c, pos, mask in zip(g, seat, card, position, masks):
-                tricks = self.logs[game][-1]["tricks"]
-                if pos == 0:
-                    tricks.append({"leader": int(s), "plays": [], "winner": None})
-                legal = [card_name(c) for c in np.flatnonzero(mask[CARD_OFFSET:TRUMP_OFFSET])]
-                tricks[-1]["plays"].append({"seat": int(s), "card": card_name(c), "legal": legal})
-        # a suited card off the suit to follow shows the seat is out of that suit (Wizards and Jesters show nothing)
-        follow = suits_to_follow(self.trick[g])
-        off = (follow != NO_SUIT) & (CARD_SUIT[card] != NO_SUIT) & (CARD_SUIT[card] != follow)
-        self.voids[g[off], seat[off], follow[off]] = 1
-        self.hands[g, seat, card] -= 1
-        self.played[g, seat, card] += 1
-        self.trick[g, position] = card
-        self.trick_len[g] = position + 1
-        full = position + 1 == self.num_players
-        self.current[g] = self._left_of(seat)
-        if full.any():
-            self._finish_trick(g[full])
-
-    def _finish_trick(self, g: np.ndarray) -> None:
-        winner = (self.leader[g] + trick_winners(self.trick[g], self.trump[g])) % self.num_players
-        self.tricks_won[g, winner] += 1
-        by_seat = (self.leader[g, None] + np.arange(self.num_players)) % self.num_players
-        self.last_trick[g[:, None], by_seat] = self.trick[g]
-        self.last_winner[g] = winner
-        if self.record:
-            for game, w in zip(g, winner):
-                self.logs[game][-1]["tricks"][-1]["winner"] = int(w)
-        self.trick[g] = NO_CARD
-        self.trick_len[g] = 0
-        self.leader[g] = self.current[g] = winner
-        ended = self.tricks_won[g].sum(axis=1) == self.hand_sizes[self.round_index[g]]
-        if ended.any():
-            self._end_round(g[ended])
-
-    def _end_round(self, g: np.ndarray) -> None:
-        scores = round_scores(self.bids[g], self.tricks_won[g])
-        self.totals[g] += scores.astype(self.totals.dtype)
-        self.round_over[g] = True
-        self.round_scores[g] = scores
-        self.round_bids[g] = self.bids[g]
-        self.round_tricks[g] = self.tricks_won[g]
-        self.round_hand_size[g] = self.hand_sizes[self.round_index[g]]
-        self.round_dealer[g] = self.dealer[g]
-        if self.record:
-            for game in g:
-                self.logs[game][-1].update(
-                    tricks_won=self.tricks_won[game].tolist(),
-                    scores=self.round_scores[game].tolist(),
-                    totals=self.totals[game].tolist(),
-                )
-        more = self.round_index[g] + 1 < self.rules.num_rounds
-        if more.any():
-            self.round_index[g[more]] += 1
-            self._start_round(g[more])
-        done = g[~more]
-        if done.size:
-            self.game_over[done] = True
-            self.final_totals[done] = self.totals[done]
-            self.final_seed[done] = self.game_seed[done]
-            if self.autoreset:
-                self._new_games(done, self._draw_seeds(done.size))
+                log["bids"].append({"seat": int(seat), "bid": int(action - BID_OFFSET), "legal": legal})
             else:
-                self.phase[done] = OVER
+                if position == 0:
+                    log["tricks"].append({"leader": int(seat), "plays": [], "winner": None})
+                legal = [card_name(c) for c in np.flatnonzero(mask[CARD_OFFSET:TRUMP_OFFSET])]
+                log["tricks"][-1]["plays"].append({"seat": int(seat), "card": card_name(int(action - CARD_OFFSET)), "legal": legal})
+                if self.trick_won_by[game] >= 0:
+                    log["tricks"][-1]["winner"] = int(self.trick_won_by[game])
+            if self.round_over[game]:
+                log.update(tricks_won=self.round_tricks[game].tolist(), scores=self.round_scores[game].tolist(),
+                           totals=self.totals[game].tolist())
+                if not self.game_over[game]:
+                    self._log_round(game)
+
+    def _log_round(self, game: int) -> None:
+        """Start the replay log of the round just dealt in ``game``."""
+        card = int(self.trump_card[game])
+        self.logs[game].append(
+            {
+                "round": int(self.round_index[game]) + 1,
+                "dealer": int(self.dealer[game]),
+                "hands": [hand_names(h) for h in self.hands[game]],
+                "trump_card": None if card == NO_CARD else card_name(card),
+                "trump": suit_name(int(self.trump[game])),
+                "bids": [],
+                "tricks": [],
+            }
+        )
 
     def _draw_seeds(self, count: int) -> np.ndarray:
         return self._seed_rng.integers(MAX_GAME_SEED, size=count, dtype=np.int64)
@@ -410,42 +361,7 @@ class WizardBatch:
         self.game_seed[g] = seeds
         self.totals[g] = 0
         self.round_index[g] = 0
-        self._start_round(g)
-
-    def _start_round(self, g: np.ndarray) -> None:
-        n = self.num_players
-        self.mask_stale[g] = True
-        rounds = self.round_index[g]
-        size = self.hand_sizes[rounds]
-        self.hands[g], turned = deal_hands(self.orders[g, rounds], size, n)
-        self.trump_card[g] = turned
-        self.trump[g] = trumps_from_cards(turned)
-        dealer = ((self.first_dealer[g] + rounds) % n).astype(np.int8)
-        self.dealer[g] = dealer
-        self.leader[g] = self._left_of(dealer)
-        self.bids[g] = -1
-        self.tricks_won[g] = 0
-        self.played[g] = 0
-        self.trick[g] = NO_CARD
-        self.trick_len[g] = 0
-        self.voids[g] = 0
-        self.last_trick[g] = NO_CARD
-        self.last_winner[g] = -1
-        wizard = turned == WIZARD
-        self.phase[g] = np.where(wizard, TRUMP, BID)
-        self.current[g] = np.where(wizard, dealer, self._left_of(dealer))
+        kernels.start_rounds(g, *self._start_args)
         if self.record:
             for game in g:
-                card = int(self.trump_card[game])
-                self.logs[game].append(
-                    {
-                        "round": int(self.round_index[game]) + 1,
-                        "dealer": int(self.dealer[game]),
-                        "hands": [hand_names(h) for h in self.hands[game]],
-                        "trump_card": None if card == NO_CARD else card_name(card),
-                        "trump": suit_name(int(self.trump[game])),
-                        "bids": [],
-                        "tricks": [],
-                    }
-                )
-
+                self._log_round(game)

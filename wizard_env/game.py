@@ -113,7 +113,7 @@ class WizardGame:
     @property
     def is_over(self) -> bool:
         """True once the last round has been scored."""
-        return self.phase == Phase.OVER
+        return self.batch.phase[0] == Phase.OVER
 
     def bid_visible(self, observer: int, seat: int) -> bool:
         """Whether ``observer`` may know ``seat``'s bid now, as the bidding variant allows."""
@@ -149,7 +149,7 @@ class WizardGame:
 
     def _check(self, action: object, actor: str | None) -> tuple[int, np.ndarray]:
         who = actor or f"seat {self.current}"
-        if self.phase == Phase.OVER:
+        if self.is_over:
             raise IllegalActionError(f"{who}: action {action!r}: the game is over, no action is legal")
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cards import DECK_COUNTS, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_SUITS
+from . import kernels
 from .actions import Phase
-from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, MADE_BID_BONUS, PENALTY_PER_TRICK_OFF, POINTS_PER_TRICK, suits_to_follow
+from .cards import DECK_COUNTS, NUM_CARD_TYPES, NUM_SUITS
+from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, MADE_BID_BONUS, PENALTY_PER_TRICK_OFF, POINTS_PER_TRICK
 
 ROUND_SCALE = 1 / MAX_HAND_SIZE
 SCORE_SCALE = 1 / 100
-NO_TRUMP_INDEX = NUM_SUITS
 #: Upper bound of a count per card type: 4 Wizards, 4 Jesters, 1 of each suited card.
 PER_CARD_TYPE = tuple(int(c) for c in DECK_COUNTS)
 #: Upper bound of the fields whose range the rules set (``observation_bounds``): rounds and scores.
@@ -83,6 +83,10 @@ for _field in FIELDS:
 OBS_SIZE = _start
 del _start, _field
 
+#: Offsets of the fields the compiled encoder writes, in its order.
+_STARTS = np.array([SLICES[name].start for name in kernels.ENCODED_FIELDS], dtype=np.int64)
+assert set(kernels.ENCODED_FIELDS) == set(SLICES), "the encoder writes every field of the layout"
+
 #: Scale of every element of the flat vector.
 SCALE = np.concatenate([np.full(f.size, f.scale, dtype=np.float32) for f in FIELDS])
 
@@ -138,89 +142,18 @@ def is_foresight_round(game) -> bool:
 
 def observe(game, observer: int) -> np.ndarray:
     """Observation vector of a ``WizardGame`` for seat ``observer``: what that player legally knows."""
-    return encode(game.batch, np.zeros(1, dtype=np.intp), np.array([observer]))[0]
-
-
-_START = {name: s.start for name, s in SLICES.items()}
-_TRUMP = int(Phase.TRUMP)
+    return encode(game.batch, game.batch.all_games, np.array([observer], dtype=np.int8))[0]
 
 
 def encode(batch, games: np.ndarray, observers: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Observations [k, OBS_SIZE] of games ``games`` of a ``WizardBatch``, for seats ``observers``.
 
     ``out``, if given, is a float32 [k, OBS_SIZE] array to overwrite (saves allocating it).
+    The work is ``kernels.encode``, one pass over each row.
     """
-    n, k, start = batch.num_players, len(games), _START
     if out is None:
-        out = np.zeros((k, OBS_SIZE), dtype=np.float32)
-    else:
-        out.fill(0)
-    observers = observers.astype(np.intp)
-    slots = (observers[:, None] + np.arange(n)) % n  # slot j of row i holds seat slots[i, j]
-    seat_rows = games[:, None] * n + slots  # rows of the [B * n, ...] views, in slot order
-    rounds = batch.round_index[games].astype(np.intp)
-    size = batch.hand_sizes[rounds]
-
-    # every one-hot entry of a row as a flat index into `out`, written in one scatter
-    base = np.arange(k)[:, None] * OBS_SIZE
-    phase = batch.phase[games].astype(np.intp)
-    card = batch.trump_card[games].astype(np.intp)
-    trump = batch.trump[games].astype(np.intp)
-    leader = batch.leader[games].astype(np.intp)
-    hot = [
-        np.full(k, start["num_players"] + n - MIN_PLAYERS),
-        start["phase"] + phase,
-        start["dealer"] + (batch.dealer[games] - observers) % n,
-        start["leader"] + (leader - observers) % n,
-    ]
-    turned, chosen = card != NO_CARD, phase != _TRUMP
-    hot = [base[:, 0] + h for h in hot]
-    hot.append((base[:, 0] + start["trump_card"] + card)[turned])
-    hot.append((base[:, 0] + start["trump"] + np.where(trump == NO_SUIT, NO_TRUMP_INDEX, trump))[chosen])
-    position = np.arange(n - 1)  # a full trick is cleared as soon as it is won
-    in_trick = position < batch.trick_len[games][:, None].astype(np.intp)
-    slot = (leader[:, None] + position - observers[:, None]) % n
-    trick = batch.trick[games, : n - 1].astype(np.intp)
-    hot.append((base + start["trick"] + slot * NUM_CARD_TYPES + trick)[in_trick])
-    out.reshape(-1)[np.concatenate(hot)] = 1
-
-    out[:, start["round"]] = (rounds + 1) * ROUND_SCALE
-    out[:, start["num_rounds"]] = batch.rules.num_rounds * ROUND_SCALE
-    out[:, start["hand_size"]] = size * ROUND_SCALE
-    known = batch.bids_visible(games, observers).reshape(-1)[np.arange(k)[:, None] * n + slots]
-    out[:, start["bid_known"] : start["bid_known"] + n] = known
-    out[:, start["bids"] : start["bids"] + n] = np.where(known, batch.bids.reshape(-1)[seat_rows], 0) * ROUND_SCALE
-    out[:, start["tricks_won"] : start["tricks_won"] + n] = batch.tricks_won.reshape(-1)[seat_rows] * ROUND_SCALE
-    out[:, start["scores"] : start["scores"] + n] = batch.totals.reshape(-1)[seat_rows] * SCORE_SCALE
-    hands = batch.hands.reshape(-1, NUM_CARD_TYPES)
-    out[:, start["played"] : start["played"] + n * NUM_CARD_TYPES] = batch.played.reshape(-1, NUM_CARD_TYPES)[seat_rows].reshape(k, -1)
-    v = start["voids"]
-    out[:, v : v + n * NUM_SUITS] = batch.voids.reshape(-1, NUM_SUITS)[seat_rows].reshape(k, -1)
-    won = batch.last_winner[games].astype(np.intp)
-    done = won >= 0  # a trick of this round was completed
-    last = batch.last_trick.reshape(-1)[seat_rows[done]].astype(np.intp)  # [d, n] by slot
-    rows = np.flatnonzero(done)
-    out[rows[:, None], start["last_trick"] + np.arange(n) * NUM_CARD_TYPES + last] = 1
-    out[rows, start["last_winner"] + (won[done] - observers[done]) % n] = 1
-    follow = suits_to_follow(batch.trick[games]).astype(np.intp)
-    leads = np.flatnonzero(follow != NO_SUIT)
-    out[leads, start["lead_suit"] + follow[leads]] = 1
-    # cards the observer sees elsewhere than in a hand: played this round and the turned-up card
-    seen = batch.played[games].sum(axis=1, dtype=np.int64)
-    seen[np.flatnonzero(turned), card[turned]] += 1
-    foresight = (size == 1) if batch.rules.foresight else None
-    if foresight is not None and foresight.any():
-        f = np.flatnonzero(foresight)
-        others = slice(start["foresight"] + NUM_CARD_TYPES, start["foresight"] + n * NUM_CARD_TYPES)
-        out[f, others] = hands[seat_rows[f, 1:]].reshape(len(f), -1)
-        own = np.flatnonzero(~foresight)
-        out[own, start["hand"] : start["hand"] + NUM_CARD_TYPES] = hands[seat_rows[own, 0]]
-        seen[f] += hands[seat_rows[f, 1:]].sum(axis=1)
-        seen[own] += hands[seat_rows[own, 0]]
-    else:
-        out[:, start["hand"] : start["hand"] + NUM_CARD_TYPES] = hands[seat_rows[:, 0]]
-        seen += hands[seat_rows[:, 0]]
-    out[:, start["unseen"] : start["unseen"] + NUM_CARD_TYPES] = DECK_COUNTS - seen
+        out = np.empty((len(games), OBS_SIZE), dtype=np.float32)
+    kernels.encode(out, games, observers, _STARTS, ROUND_SCALE, SCORE_SCALE, *batch.encoder_state)
     return out
 
 

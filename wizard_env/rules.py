@@ -1,8 +1,9 @@
 """The rules of Wizard as configuration and pure functions (no RL imports).
 
-``Rules`` holds a validated configuration (players, round schedule, variants); the functions
-below state the rules of play once: legal cards, the suit to follow, the winner of a trick,
-the legal bids, and scoring. ``game.WizardGame`` applies them move by move.
+``Rules`` holds a validated configuration (players, round schedule, variants). The rules of play
+(legal cards, the suit to follow, the winner of a trick, the legal bids, scoring) are stated once,
+compiled, in ``kernels``; the functions below run them on numpy arguments. ``batch.WizardBatch``
+applies them move by move.
 """
 
 from __future__ import annotations
@@ -14,17 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .cards import (
-    CARD_RANK,
-    CARD_SUIT,
-    DECK_SIZE,
-    JESTER,
-    NO_CARD,
-    NO_SUIT,
-    NUM_RANKS,
-    NUM_SUITED,
-    WIZARD,
-)
+from .cards import DECK_SIZE, NO_CARD, NO_SUIT
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 6
@@ -158,23 +149,21 @@ class Rules:
         return cls.make(num_players, list(rules["hand_sizes"]), rules["bidding"], rules["bid_total_rule"], rules["foresight"])
 
 
+# The rules of play are stated once, compiled, in ``kernels`` (one trick, hand or seat at a time); the
+# functions below run them on numpy arguments: a batch (leading axis) or, in the single forms, one.
+
+
 def trump_from_card(card: int) -> int:
     """Trump suit set by the turned card: its suit, or NO_SUIT for a Jester or no card.
 
     A turned Wizard also gives NO_SUIT here; the dealer then chooses the suit.
     """
-    return int(trumps_from_cards(np.array([card]))[0])
+    return int(kernels.trump_of_card(card))
 
 
 def trumps_from_cards(cards: np.ndarray) -> np.ndarray:
     """``trump_from_card`` for an array of turned cards (NO_CARD where none was turned)."""
-    cards = np.asarray(cards)
-    suited = (cards >= 0) & (cards < NUM_SUITED)
-    return np.where(suited, CARD_SUIT[np.where(suited, cards, 0)], NO_SUIT).astype(np.int8)
-
-
-# The functions below take a batch of games (leading axis) and state each rule once; the
-# single-game forms are a batch of one. A trick is a row of cards in play order, NO_CARD-padded.
+    return np.array([kernels.trump_of_card(c) for c in np.asarray(cards).ravel()], dtype=np.int8).reshape(np.shape(cards))
 
 
 def suits_to_follow(tricks: np.ndarray) -> np.ndarray:
@@ -183,11 +172,7 @@ def suits_to_follow(tricks: np.ndarray) -> np.ndarray:
     The first non-Jester card sets it; if that card is a Wizard (or only Jesters were played),
     there is no suit to follow.
     """
-    tricks = np.asarray(tricks).reshape(len(tricks), -1)
-    sets_suit = (tricks != NO_CARD) & (tricks != JESTER)
-    first = tricks[np.arange(len(tricks)), sets_suit.argmax(axis=1)]
-    suited = sets_suit.any(axis=1) & (first != WIZARD)
-    return np.where(suited, CARD_SUIT[np.where(suited, first, 0)], NO_SUIT)
+    return np.array([kernels.suit_to_follow(t) for t in _tricks(tricks)], dtype=np.int64)
 
 
 def suit_to_follow(trick: Sequence[int]) -> int:
@@ -200,27 +185,16 @@ def legal_cards_batch(hands: np.ndarray, tricks: np.ndarray) -> np.ndarray:
 
     Follow suit if you can; a Wizard or a Jester may always be played instead.
     """
-    held = hands > 0
-    suit = suits_to_follow(tricks)
-    of_suit = held & (CARD_SUIT == suit[:, None]) & (suit[:, None] != NO_SUIT)
-    must_follow = of_suit.any(axis=1)
-    of_suit[:, WIZARD] = held[:, WIZARD]
-    of_suit[:, JESTER] = held[:, JESTER]
-    return np.where(must_follow[:, None], of_suit, held)
+    hands, tricks = np.asarray(hands, dtype=np.int8), _tricks(tricks)
+    out = np.zeros(hands.shape, dtype=bool)
+    for hand, trick, row in zip(hands, tricks, out):
+        kernels.legal_cards_into(hand, trick, row)
+    return out
 
 
 def legal_cards(hand: np.ndarray, trick: Sequence[int]) -> np.ndarray:
     """``legal_cards_batch`` for one hand."""
     return legal_cards_batch(np.asarray(hand)[None], _one_trick(trick))[0]
-
-
-# Ranking keys of a card in a complete trick: a Wizard beats trumps, which beat the suit led,
-# which beats other suits; a Jester ranks lowest. Ties go to the card played first.
-_KEY_WIZARD = 3 * NUM_RANKS
-_KEY_TRUMP = 2 * NUM_RANKS
-_KEY_LED = NUM_RANKS
-_KEY_OTHER = 0
-_KEY_JESTER = -1
 
 
 def trick_winners(tricks: np.ndarray, trumps: np.ndarray) -> np.ndarray:
@@ -229,14 +203,8 @@ def trick_winners(tricks: np.ndarray, trumps: np.ndarray) -> np.ndarray:
     The first Wizard; else the highest trump; else the highest card of the suit led;
     if every card is a Jester, the first Jester.
     """
-    tricks = np.asarray(tricks)
-    suit = CARD_SUIT[tricks]
-    rank = CARD_RANK[tricks].astype(np.int16)
-    led = suits_to_follow(tricks)[:, None]
-    trumps = np.asarray(trumps).reshape(-1, 1)
-    key = np.where(suit == trumps, _KEY_TRUMP + rank, np.where(suit == led, _KEY_LED + rank, _KEY_OTHER))
-    key = np.where(tricks == WIZARD, _KEY_WIZARD, np.where(tricks == JESTER, _KEY_JESTER, key))
-    return key.argmax(axis=1)
+    trumps = np.asarray(trumps).ravel()
+    return np.array([kernels.trick_winner(t, int(trump)) for t, trump in zip(_tricks(tricks), trumps)], dtype=np.int64)
 
 
 def trick_winner(trick: Sequence[int], trump: int) -> int:
@@ -250,13 +218,11 @@ def legal_bids_batch(hand_sizes: np.ndarray, bid_sums: np.ndarray, is_last: np.n
     Any bid from 0 to the hand size; with the plus/minus-1 rule the last bidder may not make
     the total of bids equal the number of tricks.
     """
-    hand_sizes = np.asarray(hand_sizes)[:, None]
-    bids = np.arange(MAX_HAND_SIZE + 1)
-    mask = bids <= hand_sizes
-    if bid_total_rule:
-        forbidden = hand_sizes - np.asarray(bid_sums)[:, None]
-        mask &= ~((bids == forbidden) & np.asarray(is_last)[:, None])
-    return mask
+    rows = np.broadcast_arrays(np.asarray(hand_sizes).ravel(), np.asarray(bid_sums).ravel(), np.asarray(is_last).ravel())
+    out = np.zeros((len(rows[0]), MAX_HAND_SIZE + 1), dtype=bool)
+    for size, made, last, row in zip(*rows, out):
+        kernels.legal_bids_into(int(size), int(made), bool(last), bool(bid_total_rule), row)
+    return out
 
 
 def legal_bids(hand_size: int, bids_so_far: Sequence[int], is_last: bool, bid_total_rule: bool) -> np.ndarray:
@@ -266,13 +232,19 @@ def legal_bids(hand_size: int, bids_so_far: Sequence[int], is_last: bool, bid_to
 
 def round_scores(bids: np.ndarray, tricks: np.ndarray) -> np.ndarray:
     """Points for one round: 20 + 10 per trick when the bid is met, else -10 per trick off."""
-    bids, tricks = np.asarray(bids, dtype=np.int64), np.asarray(tricks, dtype=np.int64)
-    return np.where(bids == tricks, MADE_BID_BONUS + POINTS_PER_TRICK * tricks, -PENALTY_PER_TRICK_OFF * np.abs(bids - tricks))
+    bids, tricks = np.broadcast_arrays(np.asarray(bids, dtype=np.int64), np.asarray(tricks, dtype=np.int64))
+    return np.array([kernels.round_score(b, t) for b, t in zip(bids.ravel(), tricks.ravel())], dtype=np.int64).reshape(bids.shape)
 
 
 def round_score(bid: int, tricks: int) -> int:
     """``round_scores`` for one player."""
-    return int(round_scores(bid, tricks))
+    return int(kernels.round_score(int(bid), int(tricks)))
+
+
+def _tricks(tricks: np.ndarray) -> np.ndarray:
+    """Tricks as int8 rows of cards (the type the kernels are compiled for)."""
+    tricks = np.asarray(tricks)
+    return tricks.reshape(len(tricks), -1).astype(np.int8)
 
 
 def _one_trick(trick: Sequence[int]) -> np.ndarray:
@@ -284,3 +256,6 @@ def winners(totals: Sequence[int]) -> list[int]:
     """Seats with the highest total (ties share the win)."""
     best = max(totals)
     return [seat for seat, total in enumerate(totals) if total == best]
+
+
+from . import kernels  # noqa: E402  (the kernels read this module's constants)

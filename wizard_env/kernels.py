@@ -1,0 +1,373 @@
+"""The engine's compiled core: the rules of play, dealing, stepping, legal masks and the observation encoder.
+
+Each rule is stated once here, as a small numba function on one trick, hand or seat, and every
+caller runs it: ``WizardBatch`` loops it over its games inside compiled kernels (a batch of one
+costs microseconds), and ``rules``' numpy-facing functions loop it over their arguments.
+
+All compiled code lives in this one module on purpose: numba's on-disk cache (``cache=True``,
+written beside the module in ``__pycache__``) is invalidated when a function's own source file
+changes, but not when a function it calls in another file does. The kernels take the game state
+as arrays (``WizardBatch`` documents them) and the observation layout as an argument, so a layout
+change never meets a stale compiled copy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, Phase
+from .cards import CARD_RANK, CARD_SUIT, DECK_COUNTS, DECK_SIZE, JESTER, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, NUM_SUITS, WIZARD
+from .rules import MADE_BID_BONUS, MAX_HAND_SIZE, MIN_PLAYERS, PENALTY_PER_TRICK_OFF, POINTS_PER_TRICK
+
+TRUMP, BID, PLAY, OVER = (int(p) for p in (Phase.TRUMP, Phase.BID, Phase.PLAY, Phase.OVER))
+#: Bidding variants as the kernels number them (``Bidding`` values in this order).
+OPEN, HIDDEN, SECRET = 0, 1, 2
+# Ranking keys of a card in a complete trick: a Wizard beats trumps, which beat the suit led,
+# which beats other suits; a Jester ranks lowest. Ties go to the card played first.
+_KEY_WIZARD = 3 * NUM_RANKS
+_KEY_TRUMP = 2 * NUM_RANKS
+_KEY_LED = NUM_RANKS
+_KEY_OTHER = 0
+_KEY_JESTER = -1
+_NO_TRUMP_INDEX = NUM_SUITS
+
+# -- the rules of play, one trick, hand or seat at a time ------------------------------------------
+
+
+@njit(cache=True)
+def suit_to_follow(trick: np.ndarray) -> int:
+    """Suit that must be followed in a trick (cards in play order, NO_CARD-padded); NO_SUIT if none.
+
+    The first non-Jester card sets it; if that card is a Wizard (or only Jesters were played),
+    there is no suit to follow.
+    """
+    for card in trick:
+        if card == NO_CARD or card == JESTER:
+            continue
+        return NO_SUIT if card == WIZARD else CARD_SUIT[card]
+    return NO_SUIT
+
+
+@njit(cache=True)
+def legal_cards_into(hand: np.ndarray, trick: np.ndarray, out: np.ndarray) -> None:
+    """Write into ``out`` [card types] which cards a hand (counts) may play onto a trick.
+
+    Follow suit if you can; a Wizard or a Jester may always be played instead.
+    """
+    suit = suit_to_follow(trick)
+    must_follow = False
+    if suit != NO_SUIT:
+        for card in range(NUM_SUITED):
+            if hand[card] > 0 and CARD_SUIT[card] == suit:
+                must_follow = True
+                break
+    for card in range(NUM_CARD_TYPES):
+        out[card] = hand[card] > 0 and not (must_follow and card < NUM_SUITED and CARD_SUIT[card] != suit)
+
+
+@njit(cache=True)
+def trick_winner(trick: np.ndarray, trump: int) -> int:
+    """Index (in play order) of the winning card of a complete trick.
+
+    The first Wizard; else the highest trump; else the highest card of the suit led;
+    if every card is a Jester, the first Jester.
+    """
+    led = suit_to_follow(trick)
+    best, best_key = 0, _KEY_JESTER - 1
+    for i, card in enumerate(trick):
+        if card == WIZARD:
+            key = _KEY_WIZARD
+        elif card == JESTER:
+            key = _KEY_JESTER
+        elif CARD_SUIT[card] == trump:
+            key = _KEY_TRUMP + CARD_RANK[card]
+        elif CARD_SUIT[card] == led:
+            key = _KEY_LED + CARD_RANK[card]
+        else:
+            key = _KEY_OTHER
+        if key > best_key:
+            best, best_key = i, key
+    return best
+
+
+@njit(cache=True)
+def legal_bids_into(hand_size: int, bid_sum: int, is_last: bool, bid_total_rule: bool, out: np.ndarray) -> None:
+    """Write into ``out`` [0..MAX_HAND_SIZE] which bids a bidder may make.
+
+    Any bid from 0 to the hand size; with the plus/minus-1 rule the last bidder may not make
+    the total of bids equal the number of tricks.
+    """
+    for bid in range(MAX_HAND_SIZE + 1):
+        out[bid] = bid <= hand_size and not (bid_total_rule and is_last and bid == hand_size - bid_sum)
+
+
+@njit(cache=True)
+def round_score(bid: int, tricks: int) -> int:
+    """Points for one round: 20 + 10 per trick when the bid is met, else -10 per trick off."""
+    if bid == tricks:
+        return MADE_BID_BONUS + POINTS_PER_TRICK * tricks
+    return -PENALTY_PER_TRICK_OFF * abs(bid - tricks)
+
+
+@njit(cache=True)
+def trump_of_card(card: int) -> int:
+    """Trump suit set by the turned card: its suit, or NO_SUIT for a Wizard (the dealer chooses), a Jester or none."""
+    return CARD_SUIT[card] if 0 <= card < NUM_SUITED else NO_SUIT
+
+
+@njit(cache=True)
+def bid_visible(bidding: int, phase: int, observer: int, seat: int, bid: int) -> bool:
+    """Whether ``observer`` may know ``seat``'s bid now: open bids as made, hidden ones once play starts,
+    secret ones at the end of the round (which starts the next one), one's own always."""
+    if bid < 0:
+        return False
+    if bidding == OPEN or seat == observer or phase == OVER:
+        return True
+    return bidding == HIDDEN and phase == PLAY
+
+
+@njit(cache=True)
+def deal_into(order: np.ndarray, size: int, hands: np.ndarray) -> int:
+    """Deal ``size`` cards to each seat of ``hands`` [n, card types] from a deck order; return the turned card.
+
+    Seat s gets cards s*size .. s*size + size - 1 of the order; the next card is turned up (NO_CARD if none is left).
+    """
+    n = hands.shape[0]
+    hands[:] = 0
+    for seat in range(n):
+        for i in range(seat * size, (seat + 1) * size):
+            hands[seat, order[i]] += 1
+    return order[n * size] if n * size < DECK_SIZE else NO_CARD
+
+
+# -- the batched engine: each kernel loops over the games it is given ---------------------------
+
+
+@njit(cache=True)
+def start_rounds(games, hand_sizes, first_dealer, round_index, orders, hands, trump_card, trump, dealer, leader,
+                 bids, tricks_won, played, trick, trick_len, voids, last_trick, last_winner, phase, current, mask_stale):
+    """Deal the round ``round_index`` of each game and set it up for bidding (or for the dealer's trump choice)."""
+    n = hands.shape[1]
+    for g in games:
+        r = round_index[g]
+        turned = deal_into(orders[g, r], hand_sizes[r], hands[g])
+        trump_card[g] = turned
+        trump[g] = trump_of_card(turned)
+        dealer[g] = (first_dealer[g] + r) % n
+        leader[g] = (dealer[g] + 1) % n
+        bids[g] = -1
+        tricks_won[g] = 0
+        played[g] = 0
+        trick[g] = NO_CARD
+        trick_len[g] = 0
+        voids[g] = 0
+        last_trick[g] = NO_CARD
+        last_winner[g] = -1
+        phase[g] = TRUMP if turned == WIZARD else BID
+        current[g] = dealer[g] if turned == WIZARD else leader[g]
+        mask_stale[g] = True
+
+
+@njit(cache=True)
+def refresh_masks(games, hand_sizes, bid_total_rule, phase, current, dealer, round_index, bids, hands, trick,
+                  mask_stale, masks):
+    """Recompute ``masks`` [B, NUM_ACTIONS] (int8) of the acting seat of each game marked stale."""
+    for g in games:
+        if not mask_stale[g]:
+            continue
+        row = masks[g]
+        row[:] = 0
+        p = phase[g]
+        if p == TRUMP:
+            row[TRUMP_OFFSET:NUM_ACTIONS] = 1
+        elif p == BID:
+            made = 0
+            for bid in bids[g]:
+                made += max(bid, 0)
+            legal_bids_into(hand_sizes[round_index[g]], made, current[g] == dealer[g], bid_total_rule,
+                            row[BID_OFFSET:CARD_OFFSET])
+        elif p == PLAY:
+            legal_cards_into(hands[g, current[g]], trick[g], row[CARD_OFFSET:TRUMP_OFFSET])
+        mask_stale[g] = False
+
+
+@njit(cache=True)
+def first_illegal(games, actions, masks) -> int:
+    """Index i of the first action that is out of range or not set in the mask row of game ``games[i]``; -1 if none."""
+    for i in range(len(actions)):
+        a = actions[i]
+        if a < 0 or a >= NUM_ACTIONS or masks[games[i], a] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def apply_actions(games, actions, hand_sizes, game_seed, first_dealer, round_index, orders, phase, current, dealer,
+                  leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick, last_winner, bids,
+                  tricks_won, totals, mask_stale, round_over, round_scores, round_bids, round_tricks,
+                  round_hand_size, round_dealer, game_over, final_totals, final_seed, trick_won_by):
+    """Apply legal actions, one per game: trump choice, bid or card, then the trick's and the round's end.
+
+    Sets the step's results (see ``WizardBatch``) and returns how many games finished. A finished game
+    is left in phase OVER; the caller restarts it if the batch autoresets.
+    """
+    n = hands.shape[1]
+    finished = 0
+    num_rounds = len(hand_sizes)
+    round_over[:] = False
+    game_over[:] = False
+    trick_won_by[:] = -1
+    for i in range(len(games)):
+        g, action = games[i], actions[i]
+        mask_stale[g] = True
+        seat = current[g]
+        if phase[g] == TRUMP:
+            trump[g] = action - TRUMP_OFFSET
+            phase[g] = BID
+            current[g] = (dealer[g] + 1) % n
+        elif phase[g] == BID:
+            bids[g, seat] = action - BID_OFFSET
+            current[g] = (seat + 1) % n  # after the dealer's bid: the dealer's left leads
+            if seat == dealer[g]:
+                phase[g] = PLAY
+        elif phase[g] == PLAY:
+            card = action - CARD_OFFSET
+            # a suited card off the suit to follow shows the seat is out of that suit (Wizards and Jesters show nothing)
+            follow = suit_to_follow(trick[g])
+            if follow != NO_SUIT and CARD_SUIT[card] != NO_SUIT and CARD_SUIT[card] != follow:
+                voids[g, seat, follow] = 1
+            hands[g, seat, card] -= 1
+            played[g, seat, card] += 1
+            trick[g, trick_len[g]] = card
+            trick_len[g] += 1
+            current[g] = (seat + 1) % n
+            if trick_len[g] < n:
+                continue
+            # the trick is complete
+            winner = (leader[g] + trick_winner(trick[g], trump[g])) % n
+            tricks_won[g, winner] += 1
+            for j in range(n):
+                last_trick[g, (leader[g] + j) % n] = trick[g, j]
+            last_winner[g] = trick_won_by[g] = winner
+            trick[g] = NO_CARD
+            trick_len[g] = 0
+            leader[g] = current[g] = winner
+            r = round_index[g]
+            if tricks_won[g].sum() < hand_sizes[r]:
+                continue
+            # the round is over
+            for s in range(n):
+                score = round_score(bids[g, s], tricks_won[g, s])
+                totals[g, s] += score
+                round_scores[g, s] = score
+            round_bids[g] = bids[g]
+            round_tricks[g] = tricks_won[g]
+            round_hand_size[g] = hand_sizes[r]
+            round_dealer[g] = dealer[g]
+            round_over[g] = True
+            if r + 1 < num_rounds:
+                round_index[g] = r + 1
+                start_rounds(games[i : i + 1], hand_sizes, first_dealer, round_index, orders, hands, trump_card, trump,
+                             dealer, leader, bids, tricks_won, played, trick, trick_len, voids, last_trick,
+                             last_winner, phase, current, mask_stale)
+            else:
+                game_over[g] = True
+                final_totals[g] = totals[g]
+                final_seed[g] = game_seed[g]
+                phase[g] = OVER
+                finished += 1
+    return finished
+
+
+@njit(cache=True)
+def step_games(games, actions, bid_total_rule, masks, hand_sizes, game_seed, first_dealer, round_index, orders, phase,
+               current, dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick,
+               last_winner, bids, tricks_won, totals, mask_stale, round_over, round_scores, round_bids, round_tricks,
+               round_hand_size, round_dealer, game_over, final_totals, final_seed, trick_won_by):
+    """Check the actions against the legal masks (refreshed where stale), then apply them if all are legal.
+
+    Returns (index of the first illegal action or -1, games finished); nothing changes but the mask cache
+    when an action is illegal.
+    """
+    refresh_masks(games, hand_sizes, bid_total_rule, phase, current, dealer, round_index, bids, hands, trick,
+                  mask_stale, masks)
+    bad = first_illegal(games, actions, masks)
+    if bad >= 0:
+        return bad, 0
+    return -1, apply_actions(games, actions, hand_sizes, game_seed, first_dealer, round_index, orders, phase, current,
+                             dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick,
+                             last_winner, bids, tricks_won, totals, mask_stale, round_over, round_scores, round_bids,
+                             round_tricks, round_hand_size, round_dealer, game_over, final_totals, final_seed,
+                             trick_won_by)
+
+
+# -- the observation ---------------------------------------------------------------------------
+
+#: The fields the encoder writes, in the order of its ``starts`` argument (their offsets in the vector).
+ENCODED_FIELDS = ("num_players", "phase", "round", "num_rounds", "hand_size", "dealer", "hand", "trump_card", "trump",
+                  "bid_known", "bids", "tricks_won", "leader", "trick", "played", "foresight", "scores", "voids",
+                  "last_trick", "last_winner", "lead_suit", "unseen")
+(_NUM_PLAYERS, _PHASE, _ROUND, _NUM_ROUNDS, _HAND_SIZE, _DEALER, _HAND, _TRUMP_CARD, _TRUMP, _BID_KNOWN, _BIDS,
+ _TRICKS_WON, _LEADER, _TRICK, _PLAYED, _FORESIGHT, _SCORES, _VOIDS, _LAST_TRICK, _LAST_WINNER, _LEAD_SUIT,
+ _UNSEEN) = range(len(ENCODED_FIELDS))
+
+
+@njit(cache=True)
+def encode(out, games, observers, starts, round_scale, score_scale, hand_sizes, bidding, foresight, phase, round_index,
+           dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick, last_winner, bids,
+           tricks_won, totals):
+    """Write into row i of ``out`` what seat ``observers[i]`` knows of game ``games[i]``, slot 0 being that seat.
+
+    ``starts``: the offset of each of ``ENCODED_FIELDS`` in the vector; ``round_scale`` and ``score_scale``
+    scale the round and score fields; ``foresight``: the variant in which one-card rounds show the others' cards.
+    """
+    n = hands.shape[1]
+    for i in range(len(games)):
+        g, me = games[i], observers[i]
+        row = out[i]
+        row[:] = 0
+        size = hand_sizes[round_index[g]]
+        row[starts[_NUM_PLAYERS] + n - MIN_PLAYERS] = 1
+        row[starts[_PHASE] + phase[g]] = 1
+        row[starts[_ROUND]] = (round_index[g] + 1) * round_scale
+        row[starts[_NUM_ROUNDS]] = len(hand_sizes) * round_scale
+        row[starts[_HAND_SIZE]] = size * round_scale
+        row[starts[_DEALER] + (dealer[g] - me) % n] = 1
+        row[starts[_LEADER] + (leader[g] - me) % n] = 1
+        turned = trump_card[g]
+        if turned != NO_CARD:
+            row[starts[_TRUMP_CARD] + turned] = 1
+        if phase[g] != TRUMP:
+            row[starts[_TRUMP] + (_NO_TRUMP_INDEX if trump[g] == NO_SUIT else trump[g])] = 1
+        for pos in range(trick_len[g]):
+            row[starts[_TRICK] + ((leader[g] + pos - me) % n) * NUM_CARD_TYPES + trick[g, pos]] = 1
+        follow = suit_to_follow(trick[g])
+        if follow != NO_SUIT:
+            row[starts[_LEAD_SUIT] + follow] = 1
+        if last_winner[g] >= 0:
+            row[starts[_LAST_WINNER] + (last_winner[g] - me) % n] = 1
+        foresight_round = foresight and size == 1
+        unseen = starts[_UNSEEN]
+        for card in range(NUM_CARD_TYPES):
+            row[unseen + card] = DECK_COUNTS[card] - (card == turned)
+        for slot in range(n):
+            seat = (me + slot) % n
+            known = bid_visible(bidding, phase[g], me, seat, bids[g, seat])
+            row[starts[_BID_KNOWN] + slot] = known
+            row[starts[_BIDS] + slot] = bids[g, seat] * round_scale if known else 0
+            row[starts[_TRICKS_WON] + slot] = tricks_won[g, seat] * round_scale
+            row[starts[_SCORES] + slot] = totals[g, seat] * score_scale
+            for suit in range(NUM_SUITS):
+                row[starts[_VOIDS] + slot * NUM_SUITS + suit] = voids[g, seat, suit]
+            if last_winner[g] >= 0:
+                row[starts[_LAST_TRICK] + slot * NUM_CARD_TYPES + last_trick[g, seat]] = 1
+            # a hand the observer sees: their own, or in a foresight round everyone else's
+            seen = (slot > 0) if foresight_round else (slot == 0)
+            at = starts[_FORESIGHT if foresight_round else _HAND] + (slot * NUM_CARD_TYPES if foresight_round else 0)
+            for card in range(NUM_CARD_TYPES):
+                row[starts[_PLAYED] + slot * NUM_CARD_TYPES + card] = played[g, seat, card]
+                row[unseen + card] -= played[g, seat, card]
+                if seen:
+                    row[at + card] = hands[g, seat, card]
+                    row[unseen + card] -= hands[g, seat, card]
