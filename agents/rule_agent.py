@@ -51,7 +51,9 @@ class RuleAgent(Agent):
         if waiting:
             sampled, bidding = np.flatnonzero(actions == SAMPLED), np.flatnonzero(actions == ESTIMATED)
             # Draws in row order, so that a batch draws what its rows would one by one.
-            uniforms = self.rng.random((sampled.size, ONE_CARD_SAMPLES, MAX_PLAYERS - 1)) if sampled.size else np.zeros((0, 1, 1))
+            uniforms = np.zeros((0, 1, 1))
+            if sampled.size:
+                uniforms = self.rng.random((sampled.size, ONE_CARD_SAMPLES, MAX_PLAYERS - 1))
             mine, counts = hand_chances(observations, bidding, LAYOUT, TABLES) if bidding.size else _NO_CHANCES
             decide_bids(observations, legal, actions, sampled, uniforms, bidding, mine, counts, LAYOUT)
         return actions

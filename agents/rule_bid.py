@@ -150,7 +150,8 @@ def power_inputs(obs: np.ndarray, rows: np.ndarray, layout: tuple, tables: tuple
     """The inputs of numpy's exponentials and powers for rows ``rows``: ([m, 2, 52] the exponents of
     ``card_chance``, [m, 4, 13] the bases of ``not_ruffed`` and [m, 4, 13] their powers, n - 1)."""
     m = len(rows)
-    exponents, bases, powers = np.zeros((m, 2, NUM_SUITED)), np.zeros((m, NUM_SUITS, NUM_RANKS)), np.zeros((m, NUM_SUITS, NUM_RANKS))
+    exponents = np.zeros((m, 2, NUM_SUITED))
+    bases, powers = np.zeros((m, NUM_SUITS, NUM_RANKS)), np.zeros((m, NUM_SUITS, NUM_RANKS))
     for i in range(m):
         v = read_view(obs, rows[i], layout)
         held_above, higher = facing(v)

@@ -96,12 +96,14 @@ def main() -> None:
                 masks += m
                 alone += mismatches
             observations, masks = np.array(observations), np.array(masks)
-            batch = int((old_class(players).act_batch(observations, masks) != RuleAgent(players).act_batch(observations, masks)).sum())
+            old, new = old_class(players).act_batch(observations, masks), RuleAgent(players).act_batch(observations, masks)
+            batch = int((old != new).sum())
             n_choices = int((masks.sum(axis=1) > 1).sum())
             print(f"{label:<18}{players:>8}{len(masks):>11}" + "".join(f"{n:>15}" for n in kinds(observations, masks).values())
                   + f"{alone:>16}{batch:>18}")
             total, choices, wrong = total + len(masks), choices + n_choices, wrong + alone + batch
-    print(f"{'all':<18}{'':>8}{total:>11}   ({choices} with a choice)   mismatches: {wrong}   ({time.perf_counter() - start:.0f} s)")
+    seconds = time.perf_counter() - start
+    print(f"{'all':<18}{'':>8}{total:>11}   ({choices} with a choice)   mismatches: {wrong}   ({seconds:.0f} s)")
     sys.exit(1 if wrong else 0)
 
 

@@ -21,14 +21,18 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 def reference_rule_agent(commit: str = "HEAD") -> type[Agent]:
     """The RuleAgent class of ``commit`` (any git revision of this repository)."""
-    sha = subprocess.run(["git", "rev-parse", "--short", commit], cwd=_ROOT, check=True, capture_output=True, text=True).stdout.strip()
+    sha = _git("rev-parse", "--short", commit).strip()
     package = f"_rule_reference_{sha}"
     if package not in sys.modules:
         folder = Path(tempfile.mkdtemp(prefix="rule_reference_")) / package
         folder.mkdir()
         (folder / "__init__.py").write_text("")
         for name in MODULES:
-            source = subprocess.run(["git", "show", f"{sha}:agents/{name}.py"], cwd=_ROOT, check=True, capture_output=True, text=True).stdout
-            (folder / f"{name}.py").write_text(source)
+            (folder / f"{name}.py").write_text(_git("show", f"{sha}:agents/{name}.py"))
         sys.path.insert(0, str(folder.parent))
     return importlib.import_module(f"{package}.rule_agent").RuleAgent
+
+
+def _git(*args: str) -> str:
+    """The output of a git command run in this repository."""
+    return subprocess.run(["git", *args], cwd=_ROOT, check=True, capture_output=True, text=True).stdout
