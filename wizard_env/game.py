@@ -19,7 +19,7 @@ from .actions import (  # noqa: F401  (re-exported: the engine's public names)
     action_name,
     legal_listing,
 )
-from .batch import WizardBatch, check_seed, deal_hands, shuffle_game
+from .batch import OVER, WizardBatch, check_seed, deal_hands, shuffle_game
 from .cards import NO_CARD
 from .rules import Rules
 
@@ -113,7 +113,7 @@ class WizardGame:
     @property
     def is_over(self) -> bool:
         """True once the last round has been scored."""
-        return self.batch.phase[0] == Phase.OVER
+        return self.batch.phase[0] == OVER
 
     def bid_visible(self, observer: int, seat: int) -> bool:
         """Whether ``observer`` may know ``seat``'s bid now, as the bidding variant allows."""
