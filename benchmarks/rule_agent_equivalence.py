@@ -10,7 +10,8 @@ RuleAgent's actions are played, and ``--random-games`` in which a random legal a
 (positions RuleAgents rarely reach). Each seat holds an old and a new RuleAgent with the same seed;
 both decide every position one at a time (``act``). Then all positions of a configuration are
 decided again as one batch by a fresh old and new agent. Prints positions and mismatches per
-configuration; exits 1 on any.
+configuration; exits 1 on any. A last row checks the rarest decision, the dealer naming trump
+with no card in view (a Wizard turned up in a foresight one-card round), on ``--deals`` deals.
 """
 
 from __future__ import annotations
@@ -62,6 +63,19 @@ def compare(old_class: type, rules: Rules, seed: int, random: bool) -> tuple[lis
     return observations, masks, mismatches
 
 
+def blind_trumps(old_class: type, deals: int) -> tuple[int, int]:
+    """Positions and mismatches of the dealer naming trump in a foresight one-card round, over ``deals`` deals."""
+    positions = mismatches = 0
+    for players in range(3, 7):
+        for seed in range(deals):
+            game = WizardGame(Rules.make(players, rounds=[1], foresight=True), seed)
+            if game.phase == Phase.TRUMP:
+                observation, mask = observe(game, game.current), game.legal_mask()
+                positions += 1
+                mismatches += old_class(seed).act(observation, mask) != RuleAgent(seed).act(observation, mask)
+    return positions, mismatches
+
+
 def kinds(observations: np.ndarray, masks: np.ndarray) -> dict[str, int]:
     """How many positions with a choice ask for each kind of decision."""
     choice, actions = masks.sum(axis=1) > 1, decide(observations.astype(np.float32), masks != 0, LAYOUT, TABLES[0])[0]
@@ -78,6 +92,7 @@ def main() -> None:
     parser.add_argument("--reference", default="HEAD", help="git revision of the RuleAgent to compare with")
     parser.add_argument("--games", type=int, default=2, help="games per player count and variant")
     parser.add_argument("--random-games", type=int, default=2, help="games of random moves per player count and variant")
+    parser.add_argument("--deals", type=int, default=4000, help="foresight one-card deals searched for blind trump choices")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
     args = parser.parse_args()
     old_class = reference_rule_agent(args.reference)
@@ -95,6 +110,8 @@ def main() -> None:
                 observations += o
                 masks += m
                 alone += mismatches
+            if not masks:
+                continue
             observations, masks = np.array(observations), np.array(masks)
             old, new = old_class(players).act_batch(observations, masks), RuleAgent(players).act_batch(observations, masks)
             batch = int((old != new).sum())
@@ -102,6 +119,9 @@ def main() -> None:
             print(f"{label:<18}{players:>8}{len(masks):>11}" + "".join(f"{n:>15}" for n in kinds(observations, masks).values())
                   + f"{alone:>16}{batch:>18}")
             total, choices, wrong = total + len(masks), choices + n_choices, wrong + alone + batch
+    positions, mismatches = blind_trumps(old_class, args.deals)
+    print(f"{'blind trump':<18}{'3-6':>8}{positions:>11}{positions:>15}" + " " * 60 + f"{mismatches:>16}")
+    total, choices, wrong = total + positions, choices + positions, wrong + mismatches
     seconds = time.perf_counter() - start
     print(f"{'all':<18}{'':>8}{total:>11}   ({choices} with a choice)   mismatches: {wrong}   ({seconds:.0f} s)")
     sys.exit(1 if wrong else 0)
