@@ -113,7 +113,7 @@ class WizardGame:
     @property
     def is_over(self) -> bool:
         """True once the last round has been scored."""
-        return self.batch.phase[0] == OVER
+        return bool(self.batch.phase[0] == OVER)
 
     def bid_visible(self, observer: int, seat: int) -> bool:
         """Whether ``observer`` may know ``seat``'s bid now, as the bidding variant allows."""
