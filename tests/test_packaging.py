@@ -7,6 +7,7 @@ wizard_env.training (pyproject.toml's package-dir), so a user's own folders of t
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -37,7 +38,9 @@ def test_a_users_own_agents_and_training_folders_keep_their_names(tmp_path: Path
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+    source = out / "source"  # a copy: setuptools builds in the source tree and would leave build/ in the clone
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "runs", "build", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache"))
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
                            capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr
     (path,) = out.glob("*.whl")
