@@ -39,7 +39,8 @@ def test_a_users_own_agents_and_training_folders_keep_their_names(tmp_path: Path
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     source = out / "source"  # a copy: setuptools builds in the source tree and would leave build/ in the clone
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "runs", "build", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache"))
+    skip = shutil.ignore_patterns(".git", ".venv", "runs", "build", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache")
+    shutil.copytree(ROOT, source, ignore=skip)
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
                            capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stderr
