@@ -1,0 +1,182 @@
+"""Determinization: copies of games in which everything one seat cannot see is redrawn (no RL imports).
+
+A search player may not look at a ``WizardBatch`` directly: its arrays hold every hand, and the deck
+order of every round to come. ``determinize(batch, games, observers, rng)`` returns a new batch of
+copies of the games (as ``WizardBatch.copy_games`` makes them) in which:
+
+- everything the observer sees is kept: their own hand (in a foresight round, everyone else's hand
+  and not their own), the cards played, the turned-up card, the trump, the visible bids, tricks,
+  scores, the trick in play, voids, seats, dealer and phase, so the observer's observation of each
+  copy equals their observation of the original;
+- the cards they cannot see (the hidden hands and the undealt stack) are dealt again from the cards
+  they have not seen, uniformly among the deals consistent with what they saw: every hidden hand
+  keeps its card count, and a seat that showed out of a suit this round gets no card of that suit;
+- a bid they cannot see yet (hidden or secret bidding) is redrawn uniformly from 0 to the hand size;
+- the deck orders of every other round (the rounds to come, and those played) are shuffled anew,
+  and the current round's order is rewritten to deal the new hands; ``game_seed`` is -1 (no seed
+  deals these cards).
+
+Sampling is exact. The unseen cards are taken as distinct physical cards (the four Wizards apart),
+and the target is the uniform distribution over their assignments to the hidden hands and the stack
+that respect the voids: a shuffled deck conditioned on what the observer saw. Hidden seats with no
+constraining void and the stack take their cards from one shuffled remainder, so only the seats
+with a void need care. Those are dealt one after another, each getting its count drawn uniformly
+from the cards still free that it may hold, and the whole deal is then accepted with probability
+``prod_s C(free allowed to s, c_s) / C(all allowed to s, c_s)``: a proposed deal has probability
+``prod_s 1 / C(free allowed to s, c_s)``, so the accepted deals are uniform (rejection sampling with
+an importance weight bounded by 1). A proposal that leaves a seat too few cards is rejected.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .batch import OVER, WizardBatch
+from .cards import CARD_SUIT, DECK, DECK_COUNTS, DECK_SIZE, NO_CARD, NUM_CARD_TYPES
+
+#: Proposals tried for one sample before giving up (a position whose voids leave almost no deal).
+MAX_TRIES = 100_000
+#: ``game_seed`` of a determinized game: no seed deals its cards.
+NO_SEED = -1
+_STACK = -1  # the slot of the undealt stack in a deal plan
+
+
+def determinize(batch: WizardBatch, games, observers, rng: np.random.Generator, samples: int = 1) -> WizardBatch:
+    """A new batch of ``samples`` copies of each of ``games``, redrawn as ``observers[i]`` may believe game ``games[i]`` is.
+
+    Copy ``i * samples + j`` is sample j of game ``games[i]``. Draws only from ``rng``. ValueError for
+    games out of range or listed twice, observers not seats, a finished game or samples < 1; nothing changes then.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+    if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise ValueError(f"samples must be a positive integer, not {samples!r}")
+    g = np.asarray(games)
+    observers = np.asarray(observers)
+    if g.ndim != 1 or not (np.issubdtype(g.dtype, np.integer) or g.size == 0):
+        raise ValueError(f"games must be a 1-D array of game indices, not {games!r}")
+    if (observers.shape != g.shape or not (np.issubdtype(observers.dtype, np.integer) or observers.size == 0)
+            or (observers.size and (observers.min() < 0 or observers.max() >= batch.num_players))):
+        raise ValueError(f"observers must be {len(g)} seats in 0..{batch.num_players - 1}, not {observers!r}")
+    if g.size and (g.min() < 0 or g.max() >= batch.batch_size):
+        raise ValueError(f"game index out of range 0..{batch.batch_size - 1}: {games!r}")
+    over = g[batch.phase[g] == OVER] if g.size else g
+    if over.size:
+        raise ValueError(f"game {int(over[0])} is over: a finished game has nothing hidden to determinize")
+    new = batch.copy_games(g, int(samples))  # checks the games are distinct
+    visible = batch.bids_visible(g, observers)
+    for i, (game, observer) in enumerate(zip(g.tolist(), observers.tolist())):
+        rows = np.arange(i * samples, (i + 1) * samples)
+        _redraw(batch, new, game, observer, rows, visible[i], rng)
+    new.game_seed[:] = NO_SEED
+    new.final_seed[:] = NO_SEED
+    new.mask_stale[:] = True
+    new._seed_rng = np.random.default_rng(rng.integers(2**63))  # not the original's stream of game seeds
+    new._bind_kernels()
+    return new
+
+
+def hidden_seats(batch: WizardBatch, game: int, observer: int) -> list[int]:
+    """Seats whose hand ``observer`` cannot see in ``game``: the others, or in a foresight round their own."""
+    size = batch.hand_sizes[batch.round_index[game]]
+    if batch.rules.foresight and size == 1:
+        return [observer]
+    return [s for s in range(batch.num_players) if s != observer]
+
+
+def unseen_cards(batch: WizardBatch, game: int, observer: int) -> np.ndarray:
+    """Counts [card types] of the cards ``observer`` has not seen: in hidden hands or the undealt stack."""
+    seen = [s for s in range(batch.num_players) if s not in hidden_seats(batch, game, observer)]
+    counts = DECK_COUNTS.astype(np.int64) - batch.played[game].sum(axis=0) - batch.hands[game, seen].sum(axis=0)
+    turned = int(batch.trump_card[game])
+    if turned != NO_CARD:
+        counts[turned] -= 1
+    return counts
+
+
+def deal_plan(batch: WizardBatch, game: int, observer: int) -> tuple[np.ndarray, list[tuple[int, int, np.ndarray]]]:
+    """The unseen cards (one card type per physical card) and the slots they fill: (seat or -1 for the stack,
+    card count, bool mask over the unseen cards of those the slot may hold), constrained seats first, fewest
+    allowed cards first."""
+    pool = np.repeat(np.arange(NUM_CARD_TYPES), unseen_cards(batch, game, observer))
+    suits = CARD_SUIT[pool]
+    constrained, free = [], []
+    for seat in hidden_seats(batch, game, observer):
+        count = int(batch.hands[game, seat].sum())
+        if count == 0:
+            continue
+        allowed = ~np.isin(suits, np.flatnonzero(batch.voids[game, seat]))
+        (free if allowed.all() else constrained).append((seat, count, allowed))
+    size = int(batch.hand_sizes[batch.round_index[game]])
+    stack = DECK_SIZE - batch.num_players * size - (batch.trump_card[game] != NO_CARD)
+    constrained.sort(key=lambda slot: int(slot[2].sum()))
+    plan = constrained + free + [(_STACK, int(stack), np.ones(len(pool), dtype=bool))]
+    if sum(slot[1] for slot in plan) != len(pool):
+        raise AssertionError(f"game {game}: {len(pool)} unseen cards for {sum(s[1] for s in plan)} places")
+    return pool, plan
+
+
+def sample_deals(pool: np.ndarray, plan: list[tuple[int, int, np.ndarray]], rng: np.random.Generator,
+                 samples: int) -> np.ndarray:
+    """[samples, len(pool)] arrangements of the unseen cards (indices into ``pool``): slot after slot of ``plan``,
+    each slot's cards in a run of its count, uniform over the arrangements that respect the slots' masks."""
+    constrained = [slot for slot in plan if not slot[2].all()]
+    deals = rng.random((samples, len(pool))).argsort(axis=1)  # no void: one shuffle deals everything
+    if not constrained:
+        return deals
+    bound = [math.comb(int(allowed.sum()), count) for _, count, allowed in constrained]
+    for i in range(samples):
+        deals[i] = _constrained_deal(pool, constrained, bound, rng)
+    return deals
+
+
+def _constrained_deal(pool: np.ndarray, constrained: list, bound: list[int], rng: np.random.Generator) -> np.ndarray:
+    """One arrangement of the unseen cards: the constrained seats' cards first (accepted by the module's rule), then the rest shuffled."""
+    for _ in range(MAX_TRIES):
+        free = np.ones(len(pool), dtype=bool)
+        taken, weight = [], 1.0
+        for (_, count, allowed), most in zip(constrained, bound):
+            options = np.flatnonzero(free & allowed)
+            if len(options) < count:
+                break
+            pick = options[rng.random(len(options)).argsort()[:count]]
+            free[pick] = False
+            taken.append(pick)
+            weight *= math.comb(len(options), count) / most
+        else:
+            if rng.random() < weight:
+                rest = np.flatnonzero(free)
+                return np.concatenate(taken + [rest[rng.random(len(rest)).argsort()]])
+    raise RuntimeError(f"no deal consistent with the voids found in {MAX_TRIES} tries")
+
+
+def _redraw(batch: WizardBatch, new: WizardBatch, game: int, observer: int, rows: np.ndarray, visible: np.ndarray,
+            rng: np.random.Generator) -> None:
+    """Write into rows ``rows`` of ``new`` (copies of ``game``) the redrawn hands, stack, deck orders and hidden bids."""
+    n, r = batch.num_players, int(batch.round_index[game])
+    size = int(batch.hand_sizes[r])
+    pool, plan = deal_plan(batch, game, observer)
+    deals = sample_deals(pool, plan, rng, len(rows))
+    turned = int(batch.trump_card[game])
+    for row, deal in zip(rows, deals):
+        cards, start, stack = pool[deal], 0, None
+        for seat, count, _ in plan:
+            mine = cards[start:start + count]
+            start += count
+            if seat == _STACK:
+                stack = mine
+            else:
+                new.hands[row, seat] = np.bincount(mine, minlength=NUM_CARD_TYPES)
+        dealt = [np.repeat(np.arange(NUM_CARD_TYPES), new.hands[row, s] + new.played[row, s]) for s in range(n)]
+        order = np.concatenate(dealt + ([[turned]] if turned != NO_CARD else []) + [stack])
+        assert len(order) == DECK_SIZE and all(len(d) == size for d in dealt)
+        new.orders[row, r] = order
+    others = [k for k in range(batch.rules.num_rounds) if k != r]
+    if others:
+        shuffles = rng.random((len(rows), len(others), DECK_SIZE)).argsort(axis=2)
+        new.orders[rows[:, None], np.array(others)[None, :]] = DECK[shuffles]
+    hidden_bids = [s for s in range(n) if batch.bids[game, s] >= 0 and not visible[s]]
+    if hidden_bids:
+        new.bids[rows[:, None], np.array(hidden_bids)[None, :]] = rng.integers(0, size + 1, (len(rows), len(hidden_bids)))
