@@ -2,7 +2,9 @@
 
 ``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values; see its MODEL_CARD.md);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
-``ppo:PATH`` (a checkpoint of ``wizard train``). A ``ppo`` spec takes the option ``play=rule`` to
+``ppo:PATH`` (a checkpoint of ``wizard train``); ``pimc`` (search on determinized rollouts, options
+``samples=N`` and ``rollout=rule|ppo``: ``pimc:samples=32:rollout=ppo``; it plays where the games are
+at hand, as in ``wizard eval``). A ``ppo`` spec takes the option ``play=rule`` to
 hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
 since ``,`` separates the agents of ``--agents``).
 """
@@ -15,6 +17,8 @@ from typing import Callable
 import numpy as np
 
 from .base import Agent
+from .pimc_agent import PIMCAgent
+from .pimc_agent import parse_options as _pimc_options
 from .ppo_agent import PLAY_MODES, PRETRAINED, PRETRAINED_BID, PPOAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
@@ -58,11 +62,16 @@ def _ppo_from(default: Path) -> Factory:
     return build
 
 
+def _pimc(arg: str | None, seed: Seed) -> Agent:
+    return PIMCAgent(**_pimc_options(arg), seed=seed)
+
+
 _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
     "ppo": _ppo_from(PRETRAINED),
     "ppo-bid": _ppo_from(PRETRAINED_BID),
+    "pimc": _pimc,
 }
 
 #: Agent names ``make_agent`` knows.

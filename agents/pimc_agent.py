@@ -1,0 +1,127 @@
+"""PIMCAgent: Perfect Information Monte Carlo search on determinized copies of the game.
+
+At each decision with more than one legal action, the agent draws ``samples`` determinizations of
+what the acting seat sees (``wizard_env.determinize``: hidden hands, the stack and hidden bids
+redrawn, never the real ones), copies each once per legal action, applies the action, and plays the
+round out on the batched engine with every seat played by the rollout policy (RuleAgent, or the
+shipped PPO agent), all copies of all games in lockstep, one ``act_batch`` call per move. It then
+takes the action with the best mean round score of the acting seat over the samples (ties: the
+lowest action id). Bids and the trump choice are searched like cards.
+
+A search agent needs the game, not only the observation: it implements ``act_games(batch, games)``,
+which ``training.evaluate.play_games`` calls instead of ``act_batch`` for agents that have it. The
+agent reads the batch only through ``determinize`` and the acting seats' legal masks, so what it
+does is a function of the acting seat's observation and its own random draws. ``act_batch`` alone
+(observations and masks) is not enough to search and raises a ValueError.
+
+Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=8:rollout=ppo``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wizard_env.batch import WizardBatch
+from wizard_env.determinize import determinize
+
+from .base import Agent
+from .ppo_agent import PRETRAINED, PPOAgent
+from .rule_agent import RuleAgent
+
+DEFAULT_SAMPLES = 16
+#: Rollout policies by option value.
+ROLLOUTS = ("rule", "ppo")
+#: Games played out at once at most (copies of a decision: samples x legal actions); bounds the memory of one call.
+MAX_ROLLOUTS = 8192
+
+
+def parse_options(arg: str | None) -> dict:
+    """Keyword arguments of ``PIMCAgent`` from a spec's options, ``samples=N:rollout=rule|ppo``; ValueError naming a bad one."""
+    options: dict = {}
+    for part in arg.split(":") if arg else []:
+        key, sep, value = part.partition("=")
+        if key == "samples" and sep:
+            if not value.strip().isdigit():
+                raise ValueError(f"agent spec 'pimc:{arg}': samples must be a positive integer, not {value!r}")
+            options["samples"] = int(value)
+        elif key == "rollout" and sep:
+            options["rollout"] = value
+        else:
+            raise ValueError(f"agent spec 'pimc:{arg}': unknown option {part!r} "
+                             f"(options: samples=N, rollout={'|'.join(ROLLOUTS)})")
+    return options
+
+
+class PIMCAgent(Agent):
+    """Chooses the action with the best mean round score over determinized rollouts."""
+
+    name = "pimc"
+
+    def __init__(self, samples: int = DEFAULT_SAMPLES, rollout: str = "rule",
+                 seed: int | np.random.Generator | None = None):
+        if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, (int, np.integer)) or samples < 1:
+            raise ValueError(f"pimc: samples must be a positive integer, not {samples!r}")
+        if samples > MAX_ROLLOUTS:
+            raise ValueError(f"pimc: samples must be at most {MAX_ROLLOUTS}, not {samples}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"pimc: unknown rollout policy {rollout!r} (expected {' or '.join(ROLLOUTS)})")
+        self.samples = int(samples)
+        self.rollout = rollout
+        self.rng = np.random.default_rng(seed)
+        policy_seed = np.random.default_rng(self.rng.integers(2**63))
+        self.policy = RuleAgent(seed=policy_seed) if rollout == "rule" else PPOAgent.load(PRETRAINED, seed=policy_seed)
+        #: Decisions made with a search (more than one legal action), for measuring time per decision.
+        self.searched = 0
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Not enough to search: PIMC needs the games (``act_games``)."""
+        raise ValueError("pimc searches the game itself: it plays through act_games(batch, games), as wizard eval "
+                         "calls it, not from observations alone")
+
+    def act_games(self, batch: WizardBatch, games: np.ndarray) -> np.ndarray:
+        """A legal action [k] for the acting seat of each of ``games`` of ``batch``, chosen by search."""
+        games = np.asarray(games)
+        masks = batch.legal_masks(games)  # validates the games
+        if not masks.any(axis=1).all():
+            raise ValueError("pimc: a game has no legal action (it is over)")
+        actions = masks.argmax(axis=1).astype(np.int64)  # the only legal action, where there is one
+        legal = masks.sum(axis=1)
+        rows = np.flatnonzero(legal > 1)
+        start = 0
+        while start < rows.size:  # chunks of at most MAX_ROLLOUTS copies (at least one game)
+            cost = np.cumsum(legal[rows[start:]] * self.samples)
+            stop = start + max(1, int(np.searchsorted(cost, MAX_ROLLOUTS, side="right")))
+            chunk = rows[start:stop]
+            actions[chunk] = self._search(batch, games[chunk], masks[chunk])
+            start = stop
+        self.searched += rows.size
+        return actions
+
+    def _search(self, batch: WizardBatch, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The best action of each game: mean round score of its acting seat over the samples, per legal action."""
+        s = self.samples
+        seats = batch.current[games].astype(np.int64)
+        legal = [np.flatnonzero(m) for m in masks]
+        counts = np.array([len(a) for a in legal])
+        worlds = determinize(batch, games, seats, self.rng, s)  # game i's samples: rows i*s .. i*s + s - 1
+        copies = worlds.copy_games(None, np.repeat(counts, s))  # each sample once per legal action, in a row
+        copies.step(np.concatenate([np.tile(a, s) for a in legal]))
+        scores = self._play_round(copies, np.repeat(seats, counts * s))
+        best, start = np.empty(len(games), dtype=np.int64), 0
+        for i, actions in enumerate(legal):
+            mean = scores[start:start + s * len(actions)].reshape(s, len(actions)).mean(axis=0)
+            best[i] = actions[int(np.argmax(mean))]
+            start += s * len(actions)
+        return best
+
+    def _play_round(self, copies: WizardBatch, seats: np.ndarray) -> np.ndarray:
+        """Play every copy to the end of its round with the rollout policy; return the round score of ``seats``."""
+        scores = np.zeros(copies.batch_size, dtype=np.float64)
+        done = copies.round_over.copy()  # the searched action itself may end the round
+        scores[done] = copies.round_scores[done, seats[done]]
+        while (live := np.flatnonzero(~done)).size:
+            copies.step(self.policy.act_batch(copies.observe(live), copies.legal_masks(live)), live)
+            ended = live[copies.round_over[live]]
+            scores[ended] = copies.round_scores[ended, seats[ended]]
+            done[ended] = True
+        return scores

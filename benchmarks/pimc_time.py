@@ -1,0 +1,65 @@
+"""Seconds per decision of the PIMC agent, deciding for one game at a time (as a player at a table would).
+
+Usage::
+
+    python benchmarks/pimc_time.py --samples 8 32 --games 4 --rounds standard --seed 0
+
+Plays ``--games`` games of 4 players, ``pimc`` in seat 0 against three RuleAgents, one game at a time
+(``play_games`` with a batch of one), and times every ``act_games`` call that had more than one legal
+action to search. Prints, per budget, the mean, median, 90th percentile and largest time of a decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from wizard_env.agents.pimc_agent import PIMCAgent
+from wizard_env.agents.rule_agent import RuleAgent
+from wizard_env.rules import Rules
+from wizard_env.training.evaluate import play_games
+
+
+def decision_times(samples: int, rollout: str, rules: Rules, games: int, seed: int) -> np.ndarray:
+    """Seconds of each searched decision of ``pimc`` in seat 0 over ``games`` games."""
+    agent = PIMCAgent(samples=samples, rollout=rollout, seed=seed)
+    times = []
+    search = agent.act_games
+
+    def timed(batch, games_):
+        before, start = agent.searched, time.perf_counter()
+        actions = search(batch, games_)
+        if agent.searched > before:
+            times.append(time.perf_counter() - start)
+        return actions
+
+    agent.act_games = timed
+    others = [RuleAgent(seed=seed + s) for s in range(1, rules.num_players)]
+    play_games(rules, [[agent, *others]] * games, list(range(seed, seed + games)), batch_size=1)
+    return np.array(times)
+
+
+def main() -> None:
+    """Print the time per decision of each budget."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, nargs="+", default=[8, 32])
+    parser.add_argument("--rollout", default="rule")
+    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--rounds", default="standard")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rounds = int(args.rounds) if args.rounds.isdigit() else args.rounds
+    rules = Rules.make(args.players, rounds)
+    decision_times(1, args.rollout, rules, 1, args.seed)  # compile and load before timing
+    print(f"{args.players} players, {rules.num_rounds} rounds, rollout {args.rollout}, {args.games} games, one game at a time")
+    print("| samples | decisions | mean s | median s | p90 s | max s |\n| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for samples in args.samples:
+        t = decision_times(samples, args.rollout, rules, args.games, args.seed)
+        print(f"| {samples} | {len(t)} | {t.mean():.3f} | {np.median(t):.3f} | {np.quantile(t, 0.9):.3f} | {t.max():.3f} |")
+
+
+if __name__ == "__main__":
+    main()

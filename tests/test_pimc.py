@@ -1,0 +1,98 @@
+"""PIMCAgent: registered with its options, legal and seeded, blind to hidden cards, and playable by wizard eval."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wizard_env.agents.pimc_agent import PIMCAgent
+from wizard_env.agents.registry import make_agent
+from wizard_env.agents.rule_agent import RuleAgent
+from wizard_env.batch import WizardBatch
+from wizard_env.determinize import determinize
+from wizard_env.rules import Rules
+from wizard_env.training.evaluate import evaluate, play_games
+
+from test_determinize import positions
+
+
+def test_spec_options_build_the_agent():
+    agent = make_agent("pimc:samples=5:rollout=rule", 0)
+    assert isinstance(agent, PIMCAgent) and agent.samples == 5 and agent.rollout == "rule"
+    assert make_agent("pimc", 0).samples > 0
+    assert make_agent("pimc:rollout=ppo:samples=2", 0).rollout == "ppo"
+
+
+@pytest.mark.parametrize("spec", ["pimc:samples=0", "pimc:samples=-1", "pimc:samples=x", "pimc:samples=",
+                                  "pimc:rollout=random", "pimc:depth=3", "pimc:samples"])
+def test_bad_options_are_refused(spec):
+    with pytest.raises(ValueError, match="pimc"):
+        make_agent(spec, 0)
+
+
+def test_act_batch_alone_is_refused_clearly():
+    batch = WizardBatch(Rules.make(4, 3), 1, seed=0)
+    with pytest.raises(ValueError, match="act_games"):
+        PIMCAgent(samples=2, seed=0).act_batch(batch.observe(), batch.legal_masks())
+
+
+@pytest.mark.parametrize("rules", [Rules.make(3, 4), Rules.make(4, [1, 3], "secret", foresight=True),
+                                   Rules.make(5, 3, "hidden"), Rules.make(6, 2, bid_total_rule=True)],
+                         ids=["3p", "4p-foresight-secret", "5p-hidden", "6p-total"])
+def test_actions_are_legal_and_seeded(rules):
+    batch = positions(rules, 12, seed=1)
+    before = {name: getattr(batch, name).copy() for name in batch._state}
+    first = PIMCAgent(samples=3, seed=7).act_games(batch, np.arange(12))
+    second = PIMCAgent(samples=3, seed=7).act_games(batch, np.arange(12))
+    np.testing.assert_array_equal(first, second)
+    masks = batch.legal_masks()
+    assert masks[np.arange(12), first].all()
+    for name, value in before.items():  # searching changes nothing in the real games
+        np.testing.assert_array_equal(getattr(batch, name), value, err_msg=name)
+
+
+def test_decisions_depend_only_on_what_the_seat_sees():
+    # a determinized copy differs from the game only in what the acting seat cannot see
+    batch = positions(Rules.make(4, 6, "hidden"), 16, seed=2)
+    worlds = determinize(batch, np.arange(16), batch.current.copy(), np.random.default_rng(5))
+    assert any(not np.array_equal(worlds.hands[g], batch.hands[g]) for g in range(16))
+    real = PIMCAgent(samples=4, seed=3).act_games(batch, np.arange(16))
+    imagined = PIMCAgent(samples=4, seed=3).act_games(worlds, np.arange(16))
+    np.testing.assert_array_equal(real, imagined)
+
+
+def test_search_finds_the_only_making_bid():
+    # one card each, 3 players: the acting seat holds a Wizard, so bidding 1 makes 30 points and bidding 0 loses 10
+    batch = WizardBatch(Rules.make(3, 1), 1, seed=0, autoreset=False)
+    seat = int(batch.current[0])
+    batch.hands[0] = 0
+    batch.hands[0, :, 0] = 1  # placeholders, redrawn for the others
+    batch.hands[0, seat] = 0
+    batch.hands[0, seat, 52] = 1
+    batch.hands[0, (seat + 1) % 3] = 0
+    batch.hands[0, (seat + 1) % 3, 1] = 1
+    batch.trump_card[0] = 2
+    batch.trump[0] = 0
+    batch.mask_stale[0] = True
+    assert PIMCAgent(samples=4, seed=0).act_games(batch, np.array([0]))[0] == 1
+
+
+def test_plays_whole_games_in_eval_with_the_same_result_for_the_same_seed():
+    rules = Rules.make(4, 3)
+    one = evaluate(rules, ["pimc:samples=2", "rule", "rule", "rule"], 2, seed=4)
+    two = evaluate(rules, ["pimc:samples=2", "rule", "rule", "rule"], 2, seed=4)
+    np.testing.assert_array_equal(one.records.totals, two.records.totals)
+    assert one.records.bids.shape == (8, 3, 4) and (one.records.bids >= 0).all()
+
+
+def test_other_agents_are_still_called_with_observations():
+    class Recorder(RuleAgent):
+        calls = 0
+
+        def act_batch(self, observations, action_masks):
+            Recorder.calls += 1
+            return super().act_batch(observations, action_masks)
+
+    rules = Rules.make(4, 2)
+    records = play_games(rules, [[PIMCAgent(samples=2, seed=0), Recorder(0), Recorder(1), Recorder(2)]], [3])
+    assert Recorder.calls > 0 and records.totals.shape == (1, 4)
