@@ -13,10 +13,12 @@ from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
 
 import wizard_env
-from wizard_env import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, OBS_SIZE, TRUMP_OFFSET, IllegalActionError, Phase
+from wizard_env import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, OBS_SIZE, TRUMP_OFFSET, IllegalActionError, Phase, Rules
 from wizard_env import environment as env_module
 from wizard_env.cards import JESTER, NUM_SUITED, WIZARD, card_name, hand_names
+from wizard_env.environment import illegal_action_penalty
 from wizard_env.observation import layout_table
+from wizard_env.rules import round_scores
 
 PLAYER_COUNTS = (3, 4, 5, 6)
 VARIANTS = {
@@ -30,6 +32,7 @@ VARIANTS = {
     "foresight": {"foresight": True, "rounds": 4},
     "relative": {"reward": "relative"},
     "combined": {"bidding": "secret", "foresight": True, "reward": "relative", "rounds": [1, 3, 1]},
+    "terminate": {"illegal_action": "terminate", "rounds": 4},
 }
 CONFIGS = [(n, name) for n in PLAYER_COUNTS for name in VARIANTS]
 CONFIG_IDS = [f"{n}p-{name}" for n, name in CONFIGS]
@@ -169,6 +172,105 @@ def test_illegal_action_error_lists_legal_actions():
         assert wizard_env.action_name(action) in str(err.value)
 
 
+def test_illegal_action_defaults_to_raise():
+    assert env_module.raw_env(num_players=3).illegal_action == "raise"
+    assert env_module.raw_env(num_players=3, illegal_action="terminate").illegal_action == "terminate"
+
+
+def env_with_rewards_pending(**kwargs):
+    """A 4-player env at the first decision of round 2, with round 1's scores not yet collected via last()."""
+    env = wizard_env.env(num_players=4, rounds=[2, 3, 2], **kwargs)
+    env.reset(seed=4)
+    collected = play_random(env, np.random.default_rng(3), until=lambda e: e.unwrapped.game.round_index == 1)
+    assert all(env.unwrapped._cumulative_rewards.values())  # a round score is never 0
+    return env, collected
+
+
+@pytest.mark.parametrize("bad", ["illegal", "out of range", "not an integer"])
+def test_terminate_mode_ends_the_game_with_the_penalty_to_the_offender_only(bad):
+    env, collected = env_with_rewards_pending(illegal_action="terminate")
+    raw, offender = env.unwrapped, env.agent_selection
+    totals = raw.game.totals.copy()
+    obs, reward, *_ = env.last()  # as an agent_iter loop reads its turn
+    collected[offender] += reward
+    mask = obs["action_mask"]
+    action = {"illegal": int(np.flatnonzero(mask == 0)[-1]), "out of range": NUM_ACTIONS, "not an integer": "x"}[bad]
+    env.step(action)
+    penalty = illegal_action_penalty(raw.rules)
+    assert raw.rewards == {a: (penalty if a == offender else 0.0) for a in env.possible_agents}
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert {a: info["illegal_action"] for a, info in env.infos.items()} == {a: a == offender for a in env.possible_agents}
+    assert not any(info["round_over"] or any(info["round_scores"]) for info in env.infos.values())
+    assert not any(env.observe(a)["action_mask"].any() for a in env.possible_agents)
+    # The others still collect round 1's score through last(), and the offender the penalty on top.
+    rest = play_random(env, np.random.default_rng(0))
+    assert env.agents == []
+    for seat, agent in enumerate(env.possible_agents):
+        expected = totals[seat] + (penalty if agent == offender else 0.0)
+        assert collected[agent] + rest[agent] == pytest.approx(expected)
+    with pytest.raises(RuntimeError, match="call reset"):
+        raw.step(0)
+    env.reset(seed=1)
+    assert env.agents == env.possible_agents and not any(info["illegal_action"] for info in env.infos.values())
+
+
+def test_terminate_mode_plays_a_legal_action_as_raise_mode_does():
+    a, _ = env_with_rewards_pending(illegal_action="terminate")
+    b, _ = env_with_rewards_pending()
+    action = int(np.flatnonzero(a.observe(a.agent_selection)["action_mask"])[0])
+    a.step(action), b.step(action)
+    for agent in a.possible_agents:
+        np.testing.assert_array_equal(a.observe(agent)["observation"], b.observe(agent)["observation"])
+    assert a.infos == b.infos and a.unwrapped._cumulative_rewards == b.unwrapped._cumulative_rewards
+    assert not any(a.terminations.values())
+
+
+@pytest.mark.parametrize("n, seed", [(3, 0), (4, 1), (6, 2)])
+def test_terminate_mode_runs_games_of_unmasked_sampled_actions(n, seed):
+    # What action_space.sample()-style tooling does: the first illegal sample ends the game cleanly.
+    env = wizard_env.env(num_players=n, illegal_action="terminate")
+    env.reset(seed=seed)
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(seed + i)
+    penalised = []
+    for agent in env.agent_iter():
+        _, reward, terminated, truncated, info = env.last()
+        assert not truncated
+        if reward == illegal_action_penalty(env.unwrapped.rules):
+            penalised.append(agent)
+            assert info["illegal_action"]
+        env.step(None if terminated else env.action_space(agent).sample())
+    assert env.agents == [] and len(penalised) == 1
+
+
+@pytest.mark.parametrize("mode", ["penalty", "Raise", None, 1])
+def test_unknown_illegal_action_mode_raises_value_error_naming_the_choices(mode):
+    with pytest.raises(ValueError, match=rf"unknown illegal_action {re.escape(repr(mode))}: expected one of \('raise', 'terminate'\)"):
+        wizard_env.env(illegal_action=mode)
+
+
+@pytest.mark.parametrize("n, hand_size", [(3, 1), (3, 3), (4, 2), (5, 2)])
+def test_no_round_pays_less_than_the_penalty_counts_per_round_and_card(n, hand_size):
+    # The penalty's reasoning (module docstring) checked against the scoring rules: over every bid and
+    # trick outcome of a round, the lowest score and the lowest relative reward are >= -(20 + 20 * cards).
+    bids = np.stack(np.meshgrid(*[np.arange(hand_size + 1)] * n, indexing="ij"), -1).reshape(-1, n)
+    tricks = bids[bids.sum(1) == hand_size]
+    worst_score = worst_relative = 0.0
+    for t in tricks:
+        scores = round_scores(bids, np.broadcast_to(t, bids.shape))
+        relative = scores - (scores.sum(1, keepdims=True) - scores) / (n - 1)
+        worst_score, worst_relative = min(worst_score, scores.min()), min(worst_relative, relative.min())
+    bound = illegal_action_penalty(Rules.make(n, [hand_size]))
+    assert bound == -(20 + 20 * hand_size)
+    assert worst_score >= bound and worst_relative >= bound
+    assert worst_relative < worst_score  # the relative mode is what needs the wider bound
+
+
+def test_docstring_penalty_example_matches_the_function():
+    assert "(-2700 for four players and the standard 15 rounds)" in " ".join(env_module.__doc__.split())
+    assert illegal_action_penalty(Rules.make(4)) == -2700
+
+
 # -- rewards ---------------------------------------------------------------------------------------
 
 
@@ -181,6 +283,64 @@ def test_score_rewards_add_up_to_final_totals(n, seed):
     assert env.unwrapped.game.is_over
     for i, agent in enumerate(env.possible_agents):
         assert collected[agent] == pytest.approx(float(totals[i]))
+
+
+def test_last_gives_every_seat_each_round_score_at_its_next_turn():
+    # One-step learners (Tianshou) read the reward at each of their turns: whoever played a round's last
+    # card, every other seat finds its score of that round in last() at its next turn.
+    env = wizard_env.env(num_players=4, rounds=[1, 3, 2, 4, 2])
+    env.reset(seed=13)
+    rng = np.random.default_rng(13)
+    seen = {agent: [] for agent in env.possible_agents}
+    scored = []
+    for agent in env.agent_iter():
+        obs, reward, terminated, _, _ = env.last()
+        if reward:
+            seen[agent].append(reward)
+        env.step(None if terminated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if env.agents and env.infos[env.agents[0]]["round_over"]:
+            scored.append(env.infos[env.agents[0]]["round_scores"])
+    assert len(scored) == 5
+    for seat, agent in enumerate(env.possible_agents):
+        assert seen[agent] == [float(s[seat]) for s in scored]  # a round score is never 0
+
+
+INFO_TYPES = {"seed": int, "round_over": bool, "round_scores": list, "illegal_action": bool}
+
+
+def check_info_types(env) -> None:
+    for agent in env.agents:
+        info = env.infos[agent]
+        assert {k: type(v) for k, v in info.items()} == INFO_TYPES, agent
+        assert len(info["round_scores"]) == len(env.possible_agents)
+        assert all(type(x) is int for x in info["round_scores"])
+
+
+@pytest.mark.parametrize("n, variant", [(3, "standard"), (4, "relative"), (5, "combined"), (6, "rounds_5")])
+def test_infos_hold_the_same_keys_and_types_from_reset_on(n, variant):
+    env = wizard_env.env(num_players=n, **VARIANTS[variant])
+    env.reset(seed=n)
+    raw, rng = env.unwrapped, np.random.default_rng(n)
+    check_info_types(env)
+    assert not any(info["round_over"] or any(info["round_scores"]) for info in env.infos.values())
+    summed = np.zeros(n, dtype=np.int64)
+    round_ends = 0
+    while not raw.game.is_over:
+        round_before = raw.game.round_index
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+        check_info_types(env)
+        ended = raw.game.is_over or raw.game.round_index != round_before
+        for info in env.infos.values():
+            assert info["round_over"] == ended and not info["illegal_action"]
+            assert info["round_scores"] == (raw.game.round_scores.tolist() if ended else [0] * n)
+        summed += env.infos["player_0"]["round_scores"]
+        round_ends += ended
+    assert round_ends == raw.rules.num_rounds
+    assert summed.tolist() == raw.game.totals.tolist()
+    while env.agents:  # and the dead steps that end the game keep them, as steps that end no round
+        env.step(None)
+        check_info_types(env)
+        assert not any(info["round_over"] or any(info["round_scores"]) for info in env.infos.values())
 
 
 @pytest.mark.parametrize("n, seed", [(3, 5), (4, 6), (5, 7), (6, 8)])

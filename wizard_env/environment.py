@@ -19,9 +19,11 @@ an int k (rounds 1..k) or an explicit list of hand sizes; ``bidding`` ``"open"``
 (bids revealed together when bidding ends) or ``"secret"`` (others' bids revealed when the round ends);
 ``bid_total_rule`` (plus/minus 1: the dealer may not make the bids add up to the tricks; open bidding
 only); ``foresight`` (in one-card rounds you see the others' cards, not your own); ``reward``
-``"score"`` or ``"relative"``; ``render_mode`` None, ``"ansi"`` or ``"human"``; ``render_view``
-``"all"`` (every hand) or ``"acting"`` (only what the acting player sees). An impossible configuration
-raises ValueError.
+``"score"`` or ``"relative"``; ``illegal_action`` ``"raise"`` or ``"terminate"`` (see Illegal actions);
+``render_mode`` None, ``"ansi"`` or ``"human"``; ``render_view`` ``"all"`` (every hand) or ``"acting"``
+(only what the acting player sees). An impossible configuration raises ValueError.
+
+The same env in the PettingZoo classic style: ``from wizard_env import wizard_v1; env = wizard_v1.env()``.
 
 Actions
 -------
@@ -40,9 +42,20 @@ action                meaning
 ====================  ==============================================================
 
 ``observation["action_mask"]`` (int8, length 79) marks the legal actions of the acting agent and is
-all zeros for everyone else. An illegal, malformed or out-of-range action raises
+all zeros for everyone else, and for everyone once the game is over.
+
+Illegal actions
+---------------
+With ``illegal_action="raise"`` (the default) an illegal, malformed or out-of-range action raises
 ``IllegalActionError`` (a ValueError) naming the agent, the action and the legal actions, and leaves
-the game unchanged.
+the game unchanged. With ``illegal_action="terminate"`` (PettingZoo classic's convention, for env
+checkers and tooling that steps ``action_space.sample()``) such an action ends the game at once: the
+offender's reward for that step is ``illegal_action_penalty(rules)``, every other agent's is 0, every
+agent is terminated, and the offender's ``info["illegal_action"]`` is True. The penalty is -20
+points per round plus -20 per card dealt to a player over the game (-2700 for four players and the
+standard 15 rounds). Why: in a round of h cards a player scores at least -10h and each other player at
+most 20 + 10h, so no round pays less than -(20 + 20h) in either reward mode; the penalty is that bound
+summed over every round, so an illegal action never pays more than playing the game out, in any state.
 
 Observation
 -----------
@@ -86,13 +99,34 @@ players' scores (``reward="relative"``, zero-sum). Over a game the rewards add u
 (or to the relative totals). Every other step gives 0. The game ends after the last round: all agents
 are terminated; none is ever truncated.
 
+A round's rewards are paid on the step of whoever plays its last card, to every agent; ``last()``
+returns each agent's reward since its last turn, so a learner that reads ``last()`` at each of its
+turns (as ``agent_iter`` loops and one-step learners do) receives every round score of its seat,
+at its first turn after the round (or at its final ``last()`` after the game).
+
+Infos
+-----
+From ``reset()`` on, every agent's info holds the same keys with the same types:
+
+====================  ===========  ==============================================================
+key                   type         meaning
+====================  ===========  ==============================================================
+``seed``              int          the game seed (``reset(seed=...)`` replays the game)
+``round_over``        bool         True only after the step that ended a round
+``round_scores``      list of int  that round's scores by seat; zeros after every other step,
+                                   the ``step(None)`` of agents done after the game included
+``illegal_action``    bool         True only for the agent whose illegal action ended the game
+                                   (``illegal_action="terminate"``)
+====================  ===========  ==============================================================
+
+So summing ``round_scores`` over the steps of a game gives the final totals by seat.
+
 Variants and deals
 ------------------
 A round's deal depends only on the game seed and the round number, so the same seed deals the same
 cards whatever is played. ``reset(seed=s)`` plays game seed ``s`` (an int from 0 to 2**63 - 1, as
 every seed of this package; anything else is a ValueError and changes nothing); a ``reset()`` without
-a seed draws the next game seed from a generator seeded by the last seed given. ``infos[agent]`` holds the game
-seed and, after a round, ``round_scores``.
+a seed draws the next game seed from a generator seeded by the last seed given.
 
 Version history
 ---------------
@@ -100,7 +134,9 @@ Version history
   known voids this round, the last completed trick and its winner, the suit to follow, and the
   count of unseen cards. The v0 fields keep their places at the front, so
   ``wizard_env.observation.version_columns(0)`` turns a v1 vector into the v0 one; checkpoints
-  record the version they were trained on.
+  record the version they were trained on. Later in v1, with observations, actions and rewards of
+  legal play unchanged: infos hold the same keys from ``reset()`` on (``round_scores`` only after
+  the step that ended the round, ``round_over``, ``illegal_action``), and ``illegal_action="terminate"``.
 * v0: initial release.
 """
 
@@ -114,13 +150,29 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .batch import SEED_LIMIT, check_seed
-from .game import NUM_ACTIONS, WizardGame
+from .game import NUM_ACTIONS, IllegalActionError, WizardGame
 from .observation import observation_bounds, observe
 from .render import render_for_mode
-from .rules import Rules
+from .rules import MADE_BID_BONUS, PENALTY_PER_TRICK_OFF, POINTS_PER_TRICK, Rules
 
 REWARD_MODES = ("score", "relative")
 RENDER_VIEWS = ("all", "acting")
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+
+
+def check_illegal_action_mode(mode: str) -> str:
+    """``mode`` if it is one of ILLEGAL_ACTION_MODES, else ValueError naming the choices."""
+    if not isinstance(mode, str) or mode not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"unknown illegal_action {mode!r}: expected one of {ILLEGAL_ACTION_MODES}")
+    return mode
+
+
+def illegal_action_penalty(rules: Rules) -> float:
+    """The offender's reward when an illegal action ends the game: below what any rest of the game can pay."""
+    # Per round of h cards a player scores at least -10h, and each other player at most 20 + 10h.
+    worst_round_bonus = MADE_BID_BONUS * rules.num_rounds
+    worst_per_card = (PENALTY_PER_TRICK_OFF + POINTS_PER_TRICK) * sum(rules.hand_sizes)
+    return -float(worst_round_bonus + worst_per_card)
 
 
 class raw_env(AECEnv):
@@ -136,6 +188,7 @@ class raw_env(AECEnv):
         bid_total_rule: bool = False,
         foresight: bool = False,
         reward: str = "score",
+        illegal_action: str = "raise",
         render_mode: str | None = None,
         render_view: str = "all",
     ):
@@ -143,11 +196,13 @@ class raw_env(AECEnv):
         self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
         if reward not in REWARD_MODES:
             raise ValueError(f"unknown reward {reward!r}: expected one of {REWARD_MODES}")
+        check_illegal_action_mode(illegal_action)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}: expected None or one of {self.metadata['render_modes']}")
         if render_view not in RENDER_VIEWS:
             raise ValueError(f"unknown render_view {render_view!r}: expected one of {RENDER_VIEWS}")
         self.reward_mode = reward
+        self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.render_view = render_view
         self.possible_agents = [f"player_{seat}" for seat in range(self.rules.num_players)]
@@ -188,7 +243,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self.infos = {agent: {"seed": game_seed} for agent in self.agents}
+        self._set_infos(None, None)
         self.agent_selection = self.possible_agents[self.game.current]
         if self.render_mode == "human":
             self.render()
@@ -199,7 +254,7 @@ class raw_env(AECEnv):
         if agent not in self.possible_agents:
             raise ValueError(f"unknown agent {agent!r}: the agents are {', '.join(self.possible_agents)}")
         seat = self.possible_agents.index(agent)
-        acting = agent == self.agent_selection and not game.is_over
+        acting = agent == self.agent_selection and not self.terminations.get(agent, True)
         mask = game.legal_mask() if acting else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": observe(game, seat), "action_mask": mask}
 
@@ -211,27 +266,55 @@ class raw_env(AECEnv):
         return super().last(observe)
 
     def step(self, action: int | None) -> None:
-        """Apply the selected agent's action (IllegalActionError, state unchanged, if it is not legal)."""
+        """Apply the selected agent's action; an illegal one raises IllegalActionError (state unchanged)
+        or, with ``illegal_action="terminate"``, ends the game with a penalty to the offender."""
         self._require_game("step()")
         if not self.agents:
             raise RuntimeError("the game is over and every agent is done: call reset() to start a new game")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
+            self._set_infos(None, None)  # the step that ended the round or the game is past
             return
-        scores = self.game.step(action, actor=agent)
+        try:
+            scores = self.game.step(action, actor=agent)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self._end_at_illegal_action(agent)
+            return
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         if scores is not None:
             for seat, a in enumerate(self.possible_agents):
                 self.rewards[a] = float(self._reward(scores, seat))
-                self.infos[a]["round_scores"] = scores.tolist()
+        self._set_infos(scores, None)
         if self.game.is_over:
             self.terminations = {a: True for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _end_at_illegal_action(self, offender: str) -> None:
+        """End the game now: the penalty to ``offender``, 0 to the others, every agent terminated."""
+        self._cumulative_rewards[offender] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards[offender] = illegal_action_penalty(self.rules)
+        self._set_infos(None, offender)
+        self.terminations = {a: True for a in self.agents}
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _set_infos(self, round_scores: np.ndarray | None, offender: str | None) -> None:
+        """Every agent's info after a step: the same keys and types whatever happened (module docstring)."""
+        scores = [0] * self.rules.num_players if round_scores is None else round_scores.tolist()
+        self.infos = {
+            a: {"seed": self.game.seed, "round_over": round_scores is not None, "round_scores": list(scores),
+                "illegal_action": a == offender}
+            for a in self.agents
+        }
 
     def _require_game(self, call: str) -> WizardGame:
         if self.game is None:
