@@ -1,5 +1,6 @@
-"""The single-agent Gymnasium view: API checkers, reward attribution (re-played on a fresh engine),
-learner seats, seeding, illegal actions, opponents and their sampler, bad arguments, a MaskablePPO smoke."""
+"""The single-agent Gymnasium view: API checkers, reward attribution (re-played on a fresh engine), infos,
+learner seats, seeding, illegal actions in both modes, opponents and their sampler, bad arguments, a
+MaskablePPO smoke."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 
 from wizard_env.agents import Agent, RandomAgent
 from wizard_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, Phase, Rules, WizardGame, decode, observe
+from wizard_env.environment import illegal_action_penalty
 from wizard_env.single_agent import WizardSingleAgentEnv
 
 CHECK_CONFIGS = {
@@ -20,19 +22,6 @@ CHECK_CONFIGS = {
     "5p-foresight-bid-total": dict(num_players=5, foresight=True, bid_total_rule=True, rounds=[1, 2]),
     "4p-amigo-random": dict(num_players=4, rounds="amigo", opponents="random"),
 }
-
-
-class LegalOnly(gym.Wrapper):
-    """Maps an illegal action to the legal action at its index modulo the number of legal actions.
-
-    The API checkers sample from the unmasked action space; the env itself raises on such actions
-    (tested below), so the checkers run through this wrapper to reach real steps."""
-
-    def step(self, action):
-        legal = np.flatnonzero(self.env.unwrapped.action_masks())
-        if action not in legal:
-            action = legal[int(action) % legal.size]
-        return self.env.step(action)
 
 
 class Recorder(Agent):
@@ -67,17 +56,27 @@ def play_episode(env: WizardSingleAgentEnv, seed: int | None, policy_seed: int =
 
 
 # -- API checkers ----------------------------------------------------------------------------------
+# The checkers step unmasked action_space.sample(): with illegal_action="terminate" they pass on the env
+# itself. Any warning they give fails the test.
 
 
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("config", CHECK_CONFIGS.values(), ids=CHECK_CONFIGS.keys())
 def test_gymnasium_check_env_passes(config):
-    gym_check_env(LegalOnly(WizardSingleAgentEnv(**config)), skip_render_check=True)
+    gym_check_env(WizardSingleAgentEnv(**config, illegal_action="terminate"), skip_render_check=True)
 
 
+@pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("config", CHECK_CONFIGS.values(), ids=CHECK_CONFIGS.keys())
 def test_stable_baselines3_check_env_passes(config):
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
-    sb3_checker.check_env(LegalOnly(WizardSingleAgentEnv(**config)), warn=False)
+    sb3_checker.check_env(WizardSingleAgentEnv(**config, illegal_action="terminate"), warn=True)
+
+
+def test_checkers_step_illegal_actions_so_they_need_the_terminate_mode():
+    # What makes the mode necessary: the checkers' sampled actions are illegal, which raise by default.
+    with pytest.raises(IllegalActionError):
+        gym_check_env(WizardSingleAgentEnv(num_players=3, rounds=2), skip_render_check=True)
 
 
 def test_spaces_match_the_aec_env():
@@ -235,6 +234,57 @@ def test_step_after_game_over_raises():
         env.step(0)
 
 
+INFO_TYPES = {"learner_seat": int, "game_seed": int, "final_totals": list, "illegal_action": bool}
+
+
+@pytest.mark.parametrize("illegal_action", ["raise", "terminate"])
+def test_infos_hold_the_same_keys_and_types_from_reset_on(illegal_action):
+    env = WizardSingleAgentEnv(num_players=4, rounds=3, opponents="random", illegal_action=illegal_action)
+    _, rewards, infos = play_episode(env, seed=7)
+    for info in infos:
+        assert {k: type(v) for k, v in info.items()} == INFO_TYPES
+        assert len(info["final_totals"]) == 4 and all(type(x) is int for x in info["final_totals"])
+        assert not info["illegal_action"]
+    assert all(info["final_totals"] == [0, 0, 0, 0] for info in infos[:-1])
+    assert infos[-1]["final_totals"] == env.game.totals.tolist() and any(infos[-1]["final_totals"])
+
+
+def test_illegal_action_defaults_to_raise():
+    assert WizardSingleAgentEnv(num_players=3).illegal_action == "raise"
+
+
+@pytest.mark.parametrize("bad", [NUM_ACTIONS, -1, "3", None, "illegal"])
+def test_terminate_mode_ends_the_episode_with_the_scaled_penalty(bad):
+    env = WizardSingleAgentEnv(num_players=3, rounds=[1, 2, 2], opponents="random", reward_scale=0.5,
+                               illegal_action="terminate")
+    rng = np.random.default_rng(0)
+    env.reset(seed=3)
+    while env.game.round_index < 2:  # two rounds scored, so the totals are not all zero
+        env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    if bad == "illegal":
+        bad = int(np.flatnonzero(~env.action_masks())[0])
+    totals, before = env.game.totals.tolist(), env.game.phase
+    obs, reward, terminated, truncated, info = env.step(bad)
+    assert reward == illegal_action_penalty(env.rules) * 0.5 == -(20 * 3 + 20 * 5) * 0.5
+    assert terminated is True and truncated is False
+    assert info == {"learner_seat": env.learner_seat, "game_seed": env.game.seed, "final_totals": totals,
+                    "illegal_action": True}
+    assert any(totals) and env.game.phase == before  # the game stopped where it was
+    assert np.array_equal(obs, observe(env.game, env.learner_seat)) and not env.action_masks().any()
+    with pytest.raises(IllegalActionError, match="game is over"):
+        env.step(0)
+    _, info = env.reset()
+    assert not info["illegal_action"] and env.action_masks().any()
+
+
+def test_terminate_mode_with_legal_actions_plays_as_raise_mode():
+    runs = [play_episode(WizardSingleAgentEnv(num_players=4, rounds=3, illegal_action=mode), seed=2, policy_seed=2)
+            for mode in ("raise", "terminate")]
+    (obs_a, rewards_a, infos_a), (obs_b, rewards_b, infos_b) = runs
+    assert all(np.array_equal(x, y) for x, y in zip(obs_a, obs_b)) and len(obs_a) == len(obs_b)
+    assert rewards_a == rewards_b and infos_a == infos_b
+
+
 def test_step_before_reset_raises():
     with pytest.raises(RuntimeError, match="reset"):
         WizardSingleAgentEnv(num_players=3).step(0)
@@ -301,6 +351,8 @@ def test_one_agent_object_may_play_every_opponent_seat():
         (dict(num_players=3, reward_scale="1"), "reward_scale must be a positive"),
         (dict(num_players=7), "num_players"),
         (dict(num_players=3, render_mode="rgb_array"), "unknown render_mode"),
+        (dict(num_players=3, illegal_action="penalty"), r"unknown illegal_action 'penalty': expected one of \('raise', 'terminate'\)"),
+        (dict(num_players=3, illegal_action=None), "unknown illegal_action None"),
     ],
 )
 def test_bad_arguments_raise_value_error_naming_the_problem(kwargs, why):

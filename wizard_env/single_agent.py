@@ -25,6 +25,7 @@ Default ``"rule"``.
 opponents from a pool.
 ``learner_seat``: a fixed seat for the learner; by default each game draws it at random.
 ``reward_scale``: multiplies every reward (default 1.0).
+``illegal_action``: ``"raise"`` (default) or ``"terminate"``, as for the AEC env; see below.
 ``render_mode``: None, ``"ansi"`` or ``"human"`` (the whole table, every hand shown).
 An impossible configuration raises ValueError naming the problem.
 
@@ -33,17 +34,24 @@ Observation and actions
 ``Box`` of ``OBS_SIZE`` float32 values: the learner's own view, in the layout of the AEC env
 (``wizard_env.observation``); ``Discrete(NUM_ACTIONS)`` actions with the AEC env's offsets.
 ``action_masks()`` returns the learner's legal actions as a bool array, as sb3-contrib's
-``MaskablePPO`` expects. An illegal, malformed or out-of-range action raises the engine's
-``IllegalActionError`` (a ValueError) naming the legal actions, and leaves the game unchanged;
-this env never substitutes or penalises a move, so train with masks.
+``MaskablePPO`` expects (all False once the episode is over). With ``illegal_action="raise"`` (the
+default) an illegal, malformed or out-of-range action raises the engine's ``IllegalActionError`` (a
+ValueError) naming the legal actions, and leaves the game unchanged; this env never substitutes a
+move, so train with masks. With ``illegal_action="terminate"`` such an action ends the episode at
+once (terminated) with the AEC env's penalty, ``illegal_action_penalty(rules)`` times
+``reward_scale``, which no rest of the game could pay less than; gymnasium's and stable-baselines3's
+``check_env``, which step unmasked ``action_space.sample()``, pass on the env in this mode.
 
 Rewards and episodes
 --------------------
 A step's reward is the sum of the learner's round scores for the rounds that ended during it (the
 learner's action and the opponents' replies), times ``reward_scale``; other steps give 0. The
 undiscounted return of a game is the learner's final total times ``reward_scale``. An episode is
-one game: terminated after the last round, never truncated. ``info`` holds ``learner_seat`` and
-``game_seed``, and on the last step ``final_totals`` (every seat's total, by seat).
+one game: terminated after the last round (or at an illegal action in ``"terminate"`` mode, when the
+return is the learner's total so far plus the penalty), never truncated. Every ``info``, from
+``reset`` on, holds the same keys: ``learner_seat`` (int), ``game_seed`` (int), ``final_totals``
+(list of int: every seat's total, by seat, on the episode's last step; zeros before) and
+``illegal_action`` (bool: True only on the step that the learner's illegal action ended).
 
 Seeds
 -----
@@ -67,7 +75,8 @@ from wizard_env.agents import Agent, make_agent
 from wizard_env.agents.registry import parse_spec
 
 from .batch import SEED_LIMIT, check_seed
-from .game import NUM_ACTIONS, WizardGame
+from .environment import check_illegal_action_mode, illegal_action_penalty
+from .game import NUM_ACTIONS, IllegalActionError, WizardGame
 from .observation import observation_bounds, observe
 from .render import render_for_mode
 from .rules import Rules
@@ -134,6 +143,7 @@ class WizardSingleAgentEnv(gym.Env):
         opponent_sampler: OpponentSampler | None = None,
         learner_seat: int | None = None,
         reward_scale: float = 1.0,
+        illegal_action: str = "raise",
         render_mode: str | None = None,
     ):
         super().__init__()
@@ -152,6 +162,7 @@ class WizardSingleAgentEnv(gym.Env):
         self.opponent_sampler = opponent_sampler
         self.fixed_seat = _check_seat(learner_seat, n)
         self.reward_scale = _check_scale(reward_scale)
+        self.illegal_action = check_illegal_action_mode(illegal_action)
         self.render_mode = render_mode
         low, high = observation_bounds(self.rules)
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
@@ -159,6 +170,7 @@ class WizardSingleAgentEnv(gym.Env):
         self.game: WizardGame | None = None
         self.learner_seat: int | None = None
         self.opponents: dict[int, Agent] = {}
+        self.ended_by_illegal_action = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Start the next game and play the opponents up to the learner's first decision."""
@@ -176,6 +188,7 @@ class WizardSingleAgentEnv(gym.Env):
             raise
         self._np_random, self._np_random_seed = rng, rng_seed
         self.game, self.learner_seat, self.opponents = game, learner, opponents
+        self.ended_by_illegal_action = False
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
@@ -197,19 +210,33 @@ class WizardSingleAgentEnv(gym.Env):
         return game, learner, opponents
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        """Apply the learner's action (IllegalActionError, game unchanged, if not legal), then the opponents'."""
+        """Apply the learner's action, then the opponents'; an illegal one raises IllegalActionError (game
+        unchanged) or, with ``illegal_action="terminate"``, ends the episode with the penalty."""
         game = self._require_game()
         seat = self.learner_seat
-        scores = game.step(action, actor=f"learner (seat {seat})")
+        actor = f"learner (seat {seat})"
+        if self.ended_by_illegal_action or game.is_over:
+            raise IllegalActionError(f"{actor}: action {action!r}: the game is over, no action is legal: call reset()")
+        try:
+            scores = game.step(action, actor=actor)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            self.ended_by_illegal_action = True
+            penalty = illegal_action_penalty(self.rules) * self.reward_scale
+            return self._observation(), penalty, True, False, self._info()
         points = 0 if scores is None else int(scores[seat])
         points += _play_opponents(game, self.opponents, seat)
         if self.render_mode == "human":
             self.render()
-        return self._observation(), points * self.reward_scale, game.is_over, False, self._info()
+        return self._observation(), points * self.reward_scale, bool(game.is_over), False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as a bool array of NUM_ACTIONS (all False once the game is over)."""
-        return self._require_game().legal_mask().astype(bool)
+        """The learner's legal actions as a bool array of NUM_ACTIONS (all False once the episode is over)."""
+        game = self._require_game()
+        if self.ended_by_illegal_action:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return game.legal_mask().astype(bool)
 
     def render(self) -> str | None:
         """The table as text (``"ansi"``), printed (``"human"``); warns and returns None without a mode."""
@@ -225,10 +252,10 @@ class WizardSingleAgentEnv(gym.Env):
         return observe(self.game, self.learner_seat)
 
     def _info(self) -> dict:
-        info = {"learner_seat": self.learner_seat, "game_seed": self.game.seed}
-        if self.game.is_over:
-            info["final_totals"] = self.game.totals.tolist()
-        return info
+        over = self.game.is_over or self.ended_by_illegal_action
+        totals = self.game.totals.tolist() if over else [0] * self.rules.num_players
+        return {"learner_seat": self.learner_seat, "game_seed": self.game.seed, "final_totals": totals,
+                "illegal_action": self.ended_by_illegal_action}
 
 
 def _play_opponents(game: WizardGame, opponents: dict[int, Agent], learner: int) -> int:
