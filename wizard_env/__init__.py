@@ -5,7 +5,14 @@
 engine, with ``Rules``); ``decode`` reads an observation vector. For stable-baselines3,
 ``WizardVecEnv`` (many games, one learner seat each) and ``WizardSingleAgentEnv`` (one game) give a
 learner's view with ``action_masks()`` for sb3-contrib's MaskablePPO.
+
+Also in the libraries' own styles: ``from wizard_env import wizard_v1; env = wizard_v1.env()`` (PettingZoo
+classic), and ``gymnasium.make("wizard_env/Wizard-v1", **kwargs)`` for ``WizardSingleAgentEnv(**kwargs)``,
+registered by importing this package.
 """
+
+import importlib.util as _importlib_util
+import sys as _sys
 
 from .batch import WizardBatch
 from .cards import card_name, parse_card
@@ -25,6 +32,7 @@ from .rules import Rules
 __all__ = [
     "BID_OFFSET",
     "CARD_OFFSET",
+    "GYMNASIUM_ID",
     "NUM_ACTIONS",
     "OBS_SIZE",
     "TRUMP_OFFSET",
@@ -44,6 +52,41 @@ __all__ = [
     "raw_env",
 ]
 
+#: The gymnasium id of ``WizardSingleAgentEnv``; its version follows the env's (``wizard_v1``).
+GYMNASIUM_ID = "wizard_env/Wizard-v1"
+
+
+def _register_gymnasium_id() -> None:
+    from gymnasium.envs.registration import register
+
+    # A string entry point: gymnasium imports the env module only when the id is made.
+    register(id=GYMNASIUM_ID, entry_point="wizard_env.single_agent:WizardSingleAgentEnv")
+
+
+class _RegisterWhenGymnasiumLoads:
+    """An import finder that registers GYMNASIUM_ID as soon as gymnasium is imported, so that importing
+    wizard_env does not import gymnasium (about 30 ms) in a program that never uses it."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "gymnasium":
+            return None
+        _sys.meta_path.remove(self)
+        spec = _importlib_util.find_spec(name)  # found by the other finders, now that this one is gone
+        if spec is not None and spec.loader is not None:
+            load = spec.loader.exec_module
+
+            def load_and_register(module) -> None:
+                load(module)
+                _register_gymnasium_id()
+
+            spec.loader.exec_module = load_and_register
+        return spec
+
+
+if "gymnasium" in _sys.modules:
+    _register_gymnasium_id()
+else:
+    _sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
 
 _LAZY = {"env": "environment", "raw_env": "environment", "WizardSingleAgentEnv": "single_agent", "WizardVecEnv": "vec_env"}
 
