@@ -15,7 +15,8 @@ the observation, RuleAgent's choice for the same decision as a one-hot over the 
 (``advice_features``): it starts as a copy of RuleAgent and learns where to do better. Its
 RuleAgent is its own, seeded with the agent's seed. A config's ``advice_bonus`` (default 0) is added
 to the logit of RuleAgent's choice: a policy of action values (``wizard train-values``) then departs
-from RuleAgent only where it expects to gain more than that.
+from RuleAgent only where it expects to gain more than that. It is one number for every phase, or one
+per group of phases as ``--learn`` names them, ``{"bid": x, "play": y}`` (``bid``: trump and bids).
 
 The config records ``obs_version``, the observation layout the policy was trained on (a checkpoint
 without it predates the field and is version 0). An older version is read through
@@ -135,6 +136,21 @@ def advice_features(adviser: Agent, observations: np.ndarray, masks: np.ndarray)
     return one_hot(adviser.act_batch(observations, masks) if len(observations) else np.zeros(0, dtype=np.int64))
 
 
+def phase_bonus(bonus: object, advice: bool, source: str) -> np.ndarray:
+    """The advice bonus of each phase from a config's ``advice_bonus``: a number, or ``{"bid": x, "play": y}``."""
+    parts = bonus if isinstance(bonus, dict) else {"bid": bonus, "play": bonus}
+    for value in parts.values():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf") or (value and not advice):
+            raise ValueError(f"checkpoint {source}: advice_bonus must be a finite number >= 0 on a policy with advice, "
+                             f"or such numbers under 'bid' and 'play', not {short_repr(bonus)}")
+    if set(parts) != {"bid", "play"}:
+        raise ValueError(f"checkpoint {source}: advice_bonus by phase needs exactly the keys 'bid' and 'play', not {short_repr(bonus)}")
+    out = np.zeros(len(Phase))
+    out[list(LEARNED_PHASES["bid"])] = parts["bid"]
+    out[list(LEARNED_PHASES["play"])] = parts["play"]
+    return out
+
+
 class PPOAgent(Agent):
     """Plays the argmax of a trained policy's masked logits; RuleAgent plays the phases it did not learn."""
 
@@ -159,11 +175,8 @@ class PPOAgent(Agent):
         self.learn, self.play = learn, play
         self.columns = observation_columns(config, source)
         self.advice = bool(config.get("advice", False))
-        bonus = config.get("advice_bonus", 0.0)
-        if isinstance(bonus, bool) or not isinstance(bonus, (int, float)) or not 0 <= bonus < float("inf") or (bonus and not self.advice):
-            raise ValueError(f"checkpoint {source}: advice_bonus must be a finite number >= 0 on a policy with advice, "
-                             f"not {short_repr(bonus)}")
-        self.advice_bonus = float(bonus)
+        #: The advice bonus of each phase (``Phase`` order).
+        self.phase_bonus = phase_bonus(config.get("advice_bonus", 0.0), self.advice, source)
         width = (OBS_SIZE if self.columns is None else len(self.columns)) + NUM_ACTIONS * self.advice
         self.layers = actor_layers(config, weights, source, width)
         self.activation = ACTIVATIONS[activation]
@@ -183,6 +196,7 @@ class PPOAgent(Agent):
     def logits(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """The policy's unmasked logits [k, NUM_ACTIONS] for observations [k, OBS_SIZE] (``masks``: needed with advice)."""
         x = np.asarray(observations, dtype=np.float32)
+        bonus = self.phase_bonus[x[:, SLICES["phase"]].argmax(axis=1)][:, None] if self.phase_bonus.any() else None
         if self.advice:
             if masks is None:
                 raise ValueError("this policy takes RuleAgent's advice, which needs the action masks")
@@ -195,7 +209,7 @@ class PPOAgent(Agent):
             x = self.activation(x @ w.T + b)
         w, b = self.layers[-1]
         logits = x @ w.T + b
-        return logits + self.advice_bonus * hint if self.advice_bonus else logits
+        return logits if bonus is None else logits + bonus * hint
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The best legal action by the policy in learned phases, RuleAgent's elsewhere."""

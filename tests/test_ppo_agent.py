@@ -193,6 +193,27 @@ def test_advice_bonus_departs_from_rule_agent_only_where_the_values_gain_more_th
     assert (first != rule).any()  # the two choices differ somewhere, so the test tells them apart
 
 
+def test_an_advice_bonus_by_phase_acts_on_its_own_phases_only():
+    obs, masks = positions(400)
+    phase = obs[:, SLICES["phase"]].argmax(axis=1)
+    weights = random_weights(5, inputs=OBS_SIZE + NUM_ACTIONS)
+    plain = PPOAgent(config() | {"advice": True}, weights, seed=4).act_batch(obs, masks)
+    rule = RuleAgent(seed=4).act_batch(obs, masks)
+    for bid, play in ((1e6, 0.0), (0.0, 1e6)):
+        agent = PPOAgent(config() | {"advice": True, "advice_bonus": {"bid": bid, "play": play}}, weights, seed=4)
+        chosen = agent.act_batch(obs, masks)
+        ruled = (phase == Phase.PLAY) == (play > 0)  # the phases whose huge bonus makes RuleAgent's choice win
+        assert np.array_equal(chosen[ruled], rule[ruled]) and np.array_equal(chosen[~ruled], plain[~ruled])
+    assert (plain != rule)[phase == Phase.PLAY].any() and (plain != rule)[phase != Phase.PLAY].any()
+
+
+@pytest.mark.parametrize("bonus", [{"bid": 0.3}, {"bid": 0.3, "play": 0.3, "trump": 1}, {"bid": -1, "play": 0.3}, {"bid": "1", "play": 0}])
+def test_a_bad_advice_bonus_by_phase_is_refused(bonus):
+    weights = {"action_net.weight": np.zeros((NUM_ACTIONS, OBS_SIZE + NUM_ACTIONS)), "action_net.bias": np.zeros(NUM_ACTIONS)}
+    with pytest.raises(ValueError, match="advice_bonus"):
+        PPOAgent(config() | {"hidden": [], "advice": True, "advice_bonus": bonus}, weights)
+
+
 @pytest.mark.parametrize("bonus", [-0.5, float("nan"), "1", True])
 def test_a_bad_advice_bonus_is_refused(bonus):
     weights = {"action_net.weight": np.zeros((NUM_ACTIONS, OBS_SIZE + NUM_ACTIONS)), "action_net.bias": np.zeros(NUM_ACTIONS)}
