@@ -29,6 +29,7 @@ an importance weight bounded by 1). A proposal that leaves a seat too few cards 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -36,8 +37,6 @@ import numpy as np
 from .batch import OVER, WizardBatch
 from .cards import CARD_SUIT, DECK, DECK_COUNTS, DECK_SIZE, NO_CARD, NUM_CARD_TYPES
 
-#: Proposals tried for one sample before giving up (a position whose voids leave almost no deal).
-MAX_TRIES = 100_000
 #: ``game_seed`` of a determinized game: no seed deals its cards.
 NO_SEED = -1
 _STACK = -1  # the slot of the undealt stack in a deal plan
@@ -122,34 +121,80 @@ def sample_deals(pool: np.ndarray, plan: list[tuple[int, int, np.ndarray]], rng:
                  samples: int) -> np.ndarray:
     """[samples, len(pool)] arrangements of the unseen cards (indices into ``pool``): slot after slot of ``plan``,
     each slot's cards in a run of its count, uniform over the arrangements that respect the slots' masks."""
-    constrained = [slot for slot in plan if not slot[2].all()]
     deals = rng.random((samples, len(pool))).argsort(axis=1)  # no void: one shuffle deals everything
-    if not constrained:
-        return deals
-    bound = [math.comb(int(allowed.sum()), count) for _, count, allowed in constrained]
-    for i in range(samples):
-        deals[i] = _constrained_deal(pool, constrained, bound, rng)
+    constrained = [slot for slot in plan if not slot[2].all()]
+    if constrained:
+        counter = _VoidDeals(pool, constrained)
+        for i in range(samples):
+            deals[i] = counter.sample(rng)
     return deals
 
 
-def _constrained_deal(pool: np.ndarray, constrained: list, bound: list[int], rng: np.random.Generator) -> np.ndarray:
-    """One arrangement of the unseen cards: the constrained seats' cards first (accepted by the module's rule), then the rest shuffled."""
-    for _ in range(MAX_TRIES):
-        free = np.ones(len(pool), dtype=bool)
-        taken, weight = [], 1.0
-        for (_, count, allowed), most in zip(constrained, bound):
-            options = np.flatnonzero(free & allowed)
-            if len(options) < count:
-                break
-            pick = options[rng.random(len(options)).argsort()[:count]]
-            free[pick] = False
-            taken.append(pick)
-            weight *= math.comb(len(options), count) / most
-        else:
-            if rng.random() < weight:
-                rest = np.flatnonzero(free)
-                return np.concatenate(taken + [rest[rng.random(len(rest)).argsort()]])
-    raise RuntimeError(f"no deal consistent with the voids found in {MAX_TRIES} tries")
+class _VoidDeals:
+    """Exact sampler of the constrained seats' cards, by counting deals suit by suit.
+
+    Classes of cards: each suit some constrained seat is void in, and "free" (every other card,
+    Wizards and Jesters included). ``weight(j, left)`` is the number of ways, up to a constant, to
+    deal the cards still ``left`` (counts per void suit) to seats j.. and the free slots: the sum over
+    seat j's class counts y of ``prod 1/y! * weight(j + 1, left - y)``, and at the end ``prod 1/left!``
+    for the free slots (a count of distinct cards split into groups is a multinomial). Seat j's class
+    counts are drawn in proportion to those terms, then its cards uniformly within each class.
+    """
+
+    def __init__(self, pool: np.ndarray, constrained: list[tuple[int, int, np.ndarray]]):
+        suits = CARD_SUIT[pool]
+        void_suits = sorted({int(x) for _, _, allowed in constrained for x in suits[~allowed]})
+        self.classes = [np.flatnonzero(suits == suit) for suit in void_suits]
+        self.classes.append(np.flatnonzero(~np.isin(suits, void_suits)))  # the free class, last
+        self.counts = [int(slot[1]) for slot in constrained]
+        # may_hold[j][k]: seat j may hold cards of class k (the free class always)
+        self.may_hold = [[bool(allowed[members].all()) if len(members) else True for members in self.classes]
+                         for _, _, allowed in constrained]
+        self.total = len(pool)
+        self._weights: dict = {}
+        self._options: dict = {}  # (j, left): seat j's class counts and their chances
+
+    def _splits(self, j: int, left: tuple[int, ...]) -> list[tuple[tuple[int, ...], float]]:
+        """Seat j's possible class counts from ``left`` (counts per class, free last), with the weight of each."""
+        options = []
+        ranges = [range(min(n, self.counts[j]) + 1) if ok else range(1) for n, ok in zip(left[:-1], self.may_hold[j][:-1])]
+        for y in itertools.product(*ranges):
+            free = self.counts[j] - sum(y)
+            if 0 <= free <= left[-1]:
+                y = (*y, free)
+                rest = tuple(n - k for n, k in zip(left, y))
+                term = self.weight(j + 1, rest) / math.prod(math.factorial(k) for k in y)
+                if term > 0:
+                    options.append((y, term))
+        return options
+
+    def weight(self, j: int, left: tuple[int, ...]) -> float:
+        """Weighted count of the deals of ``left`` to seats j.. and the free slots."""
+        if j == len(self.counts):
+            return 1.0 / math.prod(math.factorial(n) for n in left)
+        key = (j, left)
+        if key not in self._weights:
+            self._weights[key] = sum(term for _, term in self._splits(j, left))
+        return self._weights[key]
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        """One arrangement: the constrained seats' cards in order, then the free slots' cards shuffled."""
+        left = tuple(len(c) for c in self.classes)
+        members = [c[rng.random(len(c)).argsort()] for c in self.classes]  # each class shuffled: take from the front
+        taken, used = [], [0] * len(self.classes)
+        for j in range(len(self.counts)):
+            if (j, left) not in self._options:
+                options = self._splits(j, left)
+                terms = np.array([term for _, term in options])
+                self._options[j, left] = [y for y, _ in options], terms / terms.sum()
+            splits, chances = self._options[j, left]
+            y = splits[rng.choice(len(splits), p=chances)]
+            for k, count in enumerate(y):
+                taken.append(members[k][used[k]:used[k] + count])
+                used[k] += count
+            left = tuple(n - k for n, k in zip(left, y))
+        rest = np.concatenate([m[u:] for m, u in zip(members, used)])
+        return np.concatenate(taken + [rest[rng.random(len(rest)).argsort()]]).astype(np.int64)
 
 
 def _redraw(batch: WizardBatch, new: WizardBatch, game: int, observer: int, rows: np.ndarray, visible: np.ndarray,
