@@ -56,12 +56,21 @@ def test_a_new_run_into_a_used_folder_and_a_resume_with_other_settings_are_refus
 
 
 @pytest.mark.parametrize("change, option", [({"samples": 0}, "--samples"), ({"share": 1.5}, "--share"), ({"workers": 10**6}, "--workers"),
-                                            ({"margin": -1.0}, "--margin"), ({"hidden": []}, "--hidden"),
+                                            ({"margin": -1.0}, "--margin"), ({"play_margin": -1.0}, "--play-margin"),
+                                            ({"play_margin": float("nan")}, "--play-margin"), ({"hidden": []}, "--hidden"),
                                             ({"learn": "all"}, "--learn")])
 def test_impossible_settings_are_named_before_anything_is_written(tmp_path: Path, change, option):
     with pytest.raises(ValueError, match=option):
         run(tmp_path / "run", dataclasses.replace(TINY, **change))
     assert not (tmp_path / "run").exists()
+
+
+def test_a_play_margin_gives_card_play_its_own_advice_bonus(tmp_path: Path):
+    run(tmp_path / "run", dataclasses.replace(TINY, play_margin=5.0))
+    config, _ = load_checkpoint(tmp_path / "run" / "checkpoints" / "latest.npz")
+    assert config["advice_bonus"] == {"bid": pytest.approx(2.0 * VALUE_SCALE), "play": pytest.approx(5.0 * VALUE_SCALE)}
+    assert PPOAgent.load(tmp_path / "run" / "checkpoints" / "latest.npz").phase_bonus.tolist() == pytest.approx(
+        [2.0 * VALUE_SCALE, 2.0 * VALUE_SCALE, 5.0 * VALUE_SCALE, 0.0])
 
 
 def test_the_same_seed_gives_the_same_agent_whatever_order_the_workers_finish_in(tmp_path: Path):

@@ -147,8 +147,9 @@ def inputs(samples: ValueSamples, rows: np.ndarray) -> np.ndarray:
     return np.concatenate([samples.observations[rows].astype(np.float32), one_hot(samples.advice[rows])], axis=1)
 
 
-def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: float, batch: int = 4096) -> np.ndarray:
-    """The network's best legal action for each of ``rows``, RuleAgent's choice getting ``bonus`` (as ``PPOAgent`` plays)."""
+def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray, batch: int = 4096) -> np.ndarray:
+    """The network's best legal action for each of ``rows``, RuleAgent's choice getting the ``bonus`` of its phase
+    (one per ``Phase``, as ``PPOAgent`` plays)."""
     import torch
 
     out = []
@@ -156,12 +157,13 @@ def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: float, b
         for start in range(0, len(rows), batch):
             part = rows[start:start + batch]
             x = inputs(samples, part)
-            values = net(torch.as_tensor(x)).numpy() + bonus * x[:, -NUM_ACTIONS:]
+            phase = samples.observations[part][:, SLICES["phase"]].argmax(axis=1)
+            values = net(torch.as_tensor(x)).numpy() + bonus[phase][:, None] * x[:, -NUM_ACTIONS:]
             out.append(np.where(samples.masks[part], values, -np.inf).argmax(axis=1))
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
-def gains(net, samples: ValueSamples, rows: np.ndarray, bonus: float) -> dict[str, float]:
+def gains(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray) -> dict[str, float]:
     """On ``rows`` (decisions the fit did not see): how often the network departs from RuleAgent's choice, and
     by phase the mean rollout value of its choice minus RuleAgent's (points per decision)."""
     chosen = chosen_actions(net, samples, rows, bonus)

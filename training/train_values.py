@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, phase_bonus, save_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS
 from wizard_env import options
@@ -67,6 +67,7 @@ class ValuesConfig:
     share: float = 0.25  #: share of the decisions with a choice that get rollout values
     workers: int = 2  #: processes collecting data
     margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
+    play_margin: float | None = None  #: the margin of card play alone (default: --margin)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network
     data: str = "last"  #: what an iteration fits: its own data (last) or the data of every iteration so far (all)
     epochs: int = 4  #: passes over the data of a fit
@@ -99,6 +100,8 @@ def check_config(cfg: ValuesConfig) -> None:
     if cfg.data not in DATA:
         raise ValueError(f"--data must be one of {', '.join(DATA)}, not {cfg.data!r}")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
+    if cfg.play_margin is not None:
+        check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())
     if not cfg.hidden or any(h < 1 for h in cfg.hidden):
         raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
     options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
@@ -113,9 +116,16 @@ def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: 
     """The JSON config stored with the weights (the network reads RuleAgent's advice; ReLU layers)."""
     return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
             "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": True,
-            "advice_bonus": cfg.margin * rv.VALUE_SCALE,
+            "advice_bonus": advice_bonus(cfg),
             "rules": rules_json(rules), "train": {"method": "rollout-values", **dataclasses.asdict(cfg)},
             "iteration": iteration, "num_samples": samples}  # decisions collected by the run up to this iteration
+
+
+def advice_bonus(cfg: ValuesConfig) -> float | dict[str, float]:
+    """The checkpoint's ``advice_bonus``: the margin in value units, or one for bids and one for card play."""
+    if cfg.play_margin is None:
+        return cfg.margin * rv.VALUE_SCALE
+    return {"bid": cfg.margin * rv.VALUE_SCALE, "play": cfg.play_margin * rv.VALUE_SCALE}
 
 
 def _collect_chunk(task: tuple) -> tuple[str, int]:
@@ -221,7 +231,7 @@ class ValuesTrainer:
             held_out = np.zeros(len(chunk), dtype=bool)
         train, check = np.flatnonzero(~held_out), np.flatnonzero(held_out)[:30_000]
         loss = rv.fit(net, samples, train, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed + iteration)
-        bonus = cfg.margin * rv.VALUE_SCALE
+        bonus = phase_bonus(advice_bonus(cfg), True, str(self.out))
         stats = {"decisions": int(len(train)), "loss": loss, **(rv.gains(net, samples, check, bonus) if check.size else {})}
         config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far)
         weights = rv.network_weights(net)
@@ -305,6 +315,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
                                          "eval_deals", "torch_threads"), ("share", "margin", "learning_rate"))
+    parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
+                        help=f"{docs['play_margin']}")
     parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
     parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
