@@ -341,7 +341,7 @@ def test_console_script_and_main_agree(capsys):
 
 
 def test_make_agent_builds_the_named_agents_seeded():
-    assert set(AGENT_NAMES) == {"random", "rule", "ppo", "ppo-bid"}
+    assert set(AGENT_NAMES) == {"random", "rule", "ppo", "ppo-bid", "pimc"}
     assert isinstance(make_agent("rule", 0), RuleAgent)
     first, second = make_agent("random", 3), make_agent("random", 3)
     assert isinstance(first, RandomAgent)
