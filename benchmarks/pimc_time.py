@@ -6,7 +6,8 @@ Usage::
 
 Plays ``--games`` games of 4 players, ``pimc`` in seat 0 against three RuleAgents, one game at a time
 (``play_games`` with a batch of one), and times every ``act_games`` call that had more than one legal
-action to search. Prints, per budget, the mean, median, 90th percentile and largest time of a decision.
+action to search. Prints, per budget, the mean, median, 90th percentile and largest wall time of a
+decision, and the mean CPU time (the process's, which other jobs on a shared machine do not inflate).
 """
 
 from __future__ import annotations
@@ -22,23 +23,24 @@ from wizard_env.rules import Rules
 from wizard_env.training.evaluate import play_games
 
 
-def decision_times(samples: int, rollout: str, rules: Rules, games: int, seed: int) -> np.ndarray:
-    """Seconds of each searched decision of ``pimc`` in seat 0 over ``games`` games."""
+def decision_times(samples: int, rollout: str, rules: Rules, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Wall and CPU seconds of each searched decision of ``pimc`` in seat 0 over ``games`` games."""
     agent = PIMCAgent(samples=samples, rollout=rollout, seed=seed)
-    times = []
+    times, cpu = [], []
     search = agent.act_games
 
     def timed(batch, games_):
-        before, start = agent.searched, time.perf_counter()
+        before, start, start_cpu = agent.searched, time.perf_counter(), time.process_time()
         actions = search(batch, games_)
         if agent.searched > before:
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
         return actions
 
     agent.act_games = timed
     others = [RuleAgent(seed=seed + s) for s in range(1, rules.num_players)]
     play_games(rules, [[agent, *others]] * games, list(range(seed, seed + games)), batch_size=1)
-    return np.array(times)
+    return np.array(times), np.array(cpu)
 
 
 def main() -> None:
@@ -55,10 +57,12 @@ def main() -> None:
     rules = Rules.make(args.players, rounds)
     decision_times(1, args.rollout, rules, 1, args.seed)  # compile and load before timing
     print(f"{args.players} players, {rules.num_rounds} rounds, rollout {args.rollout}, {args.games} games, one game at a time")
-    print("| samples | decisions | mean s | median s | p90 s | max s |\n| ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| samples | decisions | mean s | median s | p90 s | max s | mean CPU s |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for samples in args.samples:
-        t = decision_times(samples, args.rollout, rules, args.games, args.seed)
-        print(f"| {samples} | {len(t)} | {t.mean():.3f} | {np.median(t):.3f} | {np.quantile(t, 0.9):.3f} | {t.max():.3f} |")
+        t, cpu = decision_times(samples, args.rollout, rules, args.games, args.seed)
+        print(f"| {samples} | {len(t)} | {t.mean():.3f} | {np.median(t):.3f} | {np.quantile(t, 0.9):.3f} | {t.max():.3f} "
+              f"| {cpu.mean():.3f} |")
 
 
 if __name__ == "__main__":
