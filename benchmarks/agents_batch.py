@@ -16,10 +16,10 @@ many times faster today's is.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
+from wizard_env.bench import Stopwatch
 from wizard_env.agents import Agent, RandomAgent, RuleAgent
 from wizard_env.game import WizardGame
 from wizard_env.observation import observe
@@ -55,12 +55,12 @@ def rate(decide, observations: np.ndarray, masks: np.ndarray, k: int, seconds: f
     starts = range(0, len(observations) - k + 1, k)
     decide(observations[:k], masks[:k])  # warm up
     times: list[float] = []
-    begin = time.perf_counter()
-    while time.perf_counter() - begin < seconds:
+    whole = Stopwatch()
+    while whole.seconds < seconds:
         for start in starts:
-            call = time.perf_counter()
-            decide(observations[start : start + k], masks[start : start + k])
-            times.append(time.perf_counter() - call)
+            with Stopwatch() as call:
+                decide(observations[start : start + k], masks[start : start + k])
+            times.append(call.seconds)
     return k / float(np.median(times))
 
 
@@ -79,11 +79,11 @@ def main() -> None:
     parser.add_argument("--reference", help="git revision whose RuleAgent is timed too, e.g. HEAD")
     args = parser.parse_args()
     rules = Rules.make(args.players)
-    start = time.perf_counter()
-    observations, masks = decision_pool(rules, args.games, args.seed)
+    with Stopwatch() as gathering:
+        observations, masks = decision_pool(rules, args.games, args.seed)
     choices = (masks.sum(axis=1) > 1).mean()
     print(f"{len(observations)} decisions from {args.games} {args.players}-player games "
-          f"({choices:.0%} with a choice), gathered in {time.perf_counter() - start:.1f} s")
+          f"({choices:.0%} with a choice), gathered in {gathering.seconds:.1f} s")
     print(f"{'decisions/s':<24}" + "".join(f"{'k=' + str(k):>12}" for k in SIZES) + f"{'act':>12}")
     contenders: list[tuple[str, Agent]] = [("RuleAgent", RuleAgent(0)), ("RandomAgent", RandomAgent(0))]
     if args.reference:

@@ -13,10 +13,10 @@ decision, and the mean CPU time (the process's, which other jobs on a shared mac
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
+from wizard_env.bench import Stopwatch
 from wizard_env.agents.pimc_agent import PIMCAgent
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.rules import Rules
@@ -30,11 +30,12 @@ def decision_times(samples: int, rollout: str, rules: Rules, games: int, seed: i
     search = agent.act_games
 
     def timed(batch, games_):
-        before, start, start_cpu = agent.searched, time.perf_counter(), time.process_time()
-        actions = search(batch, games_)
+        before = agent.searched
+        with Stopwatch() as watch:
+            actions = search(batch, games_)
         if agent.searched > before:
-            times.append(time.perf_counter() - start)
-            cpu.append(time.process_time() - start_cpu)
+            times.append(watch.seconds)
+            cpu.append(watch.cpu_seconds)
         return actions
 
     agent.act_games = timed

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 import numpy as np
 
+from wizard_env.bench import Stopwatch
 from wizard_env.agents import RuleAgent
 from wizard_env.agents.rule_agent import ESTIMATED, SAMPLED, decide
 from wizard_env.agents.rule_view import LAYOUT, TABLES, read_view
@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
     args = parser.parse_args()
     old_class = reference_rule_agent(args.reference)
-    start, total, choices, wrong = time.perf_counter(), 0, 0, 0
+    watch, total, choices, wrong = Stopwatch(), 0, 0, 0
     print(f"reference: {old_class.__module__}")
     names = ("trump", "hand bids", "1-card bids", "foresight bids", "plays")
     print(f"{'variant':<18}{'players':>8}{'positions':>11}" + "".join(f"{k:>15}" for k in names)
@@ -122,7 +122,7 @@ def main() -> None:
     positions, mismatches = blind_trumps(old_class, args.deals)
     print(f"{'blind trump':<18}{'3-6':>8}{positions:>11}{positions:>15}" + " " * 60 + f"{mismatches:>16}")
     total, choices, wrong = total + positions, choices + positions, wrong + mismatches
-    seconds = time.perf_counter() - start
+    seconds = watch.seconds
     print(f"{'all':<18}{'':>8}{total:>11}   ({choices} with a choice)   mismatches: {wrong}   ({seconds:.0f} s)")
     sys.exit(1 if wrong else 0)
 

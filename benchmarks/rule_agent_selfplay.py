@@ -15,20 +15,20 @@ the mean of the others in the same game.
 from __future__ import annotations
 
 import argparse
-import time
 from typing import Callable, Sequence
 
 import numpy as np
 
+from wizard_env.bench import Stopwatch
 from wizard_env.agents import Agent, RandomAgent, RuleAgent
 from wizard_env.rules import Rules
-from wizard_env.simulate import Z_95, GameResult, play_game, summarise
+from wizard_env.simulate import GameResult, mean_ci, play_game, summarise
 
 
 def interval(values: np.ndarray) -> str:
     """``mean +- half-width of the 95% interval`` of a sample."""
-    half = Z_95 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
-    return f"{values.mean():7.1f} +- {half:5.1f}"
+    mean, half = mean_ci(values)
+    return f"{mean:7.1f} +- {half or 0.0:5.1f}"
 
 
 def run(rules: Rules, seeds: Sequence[int], make: Callable[[int, int], Agent]) -> list[GameResult]:
@@ -39,9 +39,9 @@ def run(rules: Rules, seeds: Sequence[int], make: Callable[[int, int], Agent]) -
 def self_play(rules: Rules, seeds: Sequence[int]) -> None:
     """Print the self-play score, bid accuracy and win rate of RuleAgent, pooled and by seat."""
     n = rules.num_players
-    start = time.perf_counter()
-    results = run(rules, seeds, lambda seat, seed: RuleAgent(seed * n + seat))
-    seconds = time.perf_counter() - start
+    with Stopwatch() as watch:
+        results = run(rules, seeds, lambda seat, seed: RuleAgent(seed * n + seat))
+    seconds = watch.seconds
     totals = np.array([r.totals for r in results], dtype=np.float64)
     by_seat = summarise(results)
     accuracy = np.mean([s.bid_accuracy for s in by_seat])

@@ -18,7 +18,6 @@ import argparse
 import cProfile
 import pstats
 import tempfile
-import time
 
 #: Part of a training step -> (file suffix, function) whose cumulative time measures it.
 PARTS = {
@@ -36,6 +35,7 @@ def main(argv: list[str] | None = None) -> None:
     """Profile a short run and print the table."""
     import torch
 
+    from wizard_env.bench import Stopwatch
     from wizard_env.training.train import TrainConfig, Trainer, parse_mix
     from wizard_env.rules import Rules
 
@@ -52,11 +52,11 @@ def main(argv: list[str] | None = None) -> None:
         trainer = Trainer(cfg, Rules.make(4), out, quiet=True)
         trainer.snapshot()  # the pool as a run has it (one snapshot of the current policy)
         profiler = cProfile.Profile()
-        start = time.perf_counter()
-        profiler.enable()
-        trainer.train()
-        profiler.disable()
-        wall = time.perf_counter() - start
+        with Stopwatch() as watch:
+            profiler.enable()
+            trainer.train()
+            profiler.disable()
+        wall = watch.seconds
         steps = trainer.model.num_timesteps
     stats = pstats.Stats(profiler).stats  # (file, line, name) -> (calls, ..., tottime, cumtime, callers)
     print(f"{steps} learner steps in {wall:.1f} s: {steps / wall:.0f} learner steps/s "

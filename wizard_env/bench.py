@@ -46,15 +46,52 @@ DESCRIPTION = (
 )
 
 
+class Stopwatch:
+    """Wall-clock and CPU seconds (of this process) since it was made, frozen by ``stop`` or the end of a ``with``.
+
+    The one timer of the benchmarks::
+
+        with Stopwatch() as watch:
+            work()
+        print(f"{watch.seconds:.1f} s wall, {watch.cpu_seconds:.1f} s CPU")
+    """
+
+    def __init__(self) -> None:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        self._stopped: tuple[float, float] | None = None
+
+    @property
+    def seconds(self) -> float:
+        """Wall-clock seconds, up to now or to ``stop``."""
+        return self._stopped[0] if self._stopped else time.perf_counter() - self._wall
+
+    @property
+    def cpu_seconds(self) -> float:
+        """CPU seconds of this process, up to now or to ``stop``."""
+        return self._stopped[1] if self._stopped else time.process_time() - self._cpu
+
+    def stop(self) -> "Stopwatch":
+        """Freeze both readings (a second call keeps the first ones)."""
+        if self._stopped is None:
+            self._stopped = (self.seconds, self.cpu_seconds)
+        return self
+
+    def __enter__(self) -> "Stopwatch":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
 def rate(step: Callable[[], int], seconds: float, warmup: float = 0.3) -> float:
     """Units per second of ``step`` (which returns the units it did) over ``seconds`` of wall time."""
-    end = time.perf_counter() + warmup
-    while time.perf_counter() < end:
+    warm = Stopwatch()
+    while warm.seconds < warmup:
         step()
-    done, start = 0, time.perf_counter()
+    done, watch = 0, Stopwatch()
     while True:  # at least one step, so a tiny --seconds still measures something
         done += step()
-        if (elapsed := time.perf_counter() - start) >= seconds:
+        if (elapsed := watch.seconds) >= seconds:
             return done / elapsed
 
 
@@ -159,11 +196,12 @@ def steps_per_second(env, seconds: float, seed: int) -> float:
     rng = np.random.default_rng(seed)
     env.reset()
     env.step(random_legal(get_action_masks(env), rng))  # warm up
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+
+    def step() -> int:
         env.step(random_legal(get_action_masks(env), rng))
-        steps += 1
-    return steps * env.num_envs / (time.perf_counter() - start)
+        return env.num_envs
+
+    return rate(step, seconds, warmup=0)
 
 
 def vec_env_rates(num_players: int, num_envs: int, seed: int, seconds: float) -> dict[str, float]:

@@ -14,7 +14,16 @@ from .rules import Rules, winners
 #: Anything that maps (observation vector, action mask) to an action id.
 Policy = Callable[[np.ndarray, np.ndarray], int]
 
+#: The standard normal quantile of a two-sided 95% interval.
 Z_95 = 1.959963984540054
+
+
+def mean_ci(values: np.ndarray | Sequence[float]) -> tuple[float, float | None]:
+    """Mean and half-width of its 95% interval (normal approximation); None with fewer than 2 values."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size < 2:
+        return float(values.mean()), None
+    return float(values.mean()), float(Z_95 * values.std(ddof=1) / np.sqrt(values.size))
 
 
 @dataclass
@@ -64,8 +73,5 @@ def summarise(results: Sequence[GameResult]) -> list[SeatSummary]:
         wins[r.winners] += 1 / len(r.winners)
     met = np.sum([r.bids_met for r in results], axis=0)
     rounds = sum(r.rounds for r in results)
-    sd = totals.std(axis=0, ddof=1) if n_games > 1 else np.zeros(n_seats)
-    return [
-        SeatSummary(totals[:, s].mean(), Z_95 * sd[s] / np.sqrt(n_games), wins[s] / n_games, met[s] / rounds)
-        for s in range(n_seats)
-    ]
+    intervals = [mean_ci(totals[:, s]) for s in range(n_seats)]
+    return [SeatSummary(mean, half or 0.0, wins[s] / n_games, met[s] / rounds) for s, (mean, half) in enumerate(intervals)]
