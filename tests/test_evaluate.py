@@ -186,6 +186,41 @@ def test_ratings_rank_a_constant_winner_first_and_tied_players_equal():
     assert second.mu == pytest.approx(third.mu) and second.sigma == pytest.approx(third.sigma)
 
 
+def test_ratings_do_not_depend_on_the_order_of_the_games():
+    scores = np.random.default_rng(5).integers(-80, 200, size=(120, 4))
+    forward = ratings(scores, seed=1)
+    assert ratings(scores[::-1], seed=1) == forward  # reversed: exactly the same ratings
+    assert ratings(scores[np.random.default_rng(2).permutation(120)], seed=1) == forward
+    assert ratings(scores, seed=1) == forward  # deterministic for a seed
+    other = ratings(scores, seed=2)
+    assert other != forward  # another seed: other shuffled orders, so slightly other means
+    assert all(o.mu == pytest.approx(f.mu, abs=3 * f.mu_spread) for o, f in zip(other, forward))
+    assert all(r.mu_spread > 0 for r in forward)  # one order alone moves openskill's ratings
+
+
+def test_ratings_average_the_orders_they_report():
+    scores = np.array([[3, 1, 2], [0, 5, 1], [2, 2, 4], [7, 0, 0]])
+    single = ratings(scores, seed=0, orders=1)
+    assert [r.mu_spread for r in single] == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="orders must be at least 1"):
+        ratings(scores, orders=0)
+    with pytest.raises(ValueError, match="at least 2 players"):
+        ratings(scores[:, :1])
+
+
+def test_eval_ratings_do_not_depend_on_the_order_of_the_games():
+    rules = Rules.make(4, 2)
+    result = evaluate(rules, ["rule", "random", "random", "random"], deals=4, seed=0)
+    orders = seatings(4)
+    assert len(set(result.records.seeds)) > 1  # several deals, so reversing changes the order
+    reversed_records = GameRecords(*(getattr(result.records, f)[::-1] for f in
+                                     ("seeds", "totals", "bids", "tricks", "hand_sizes", "dealers")))
+    # every deal's games reversed too: the seatings of a deal come in reverse
+    _, specs, entries = summarise(rules, result.agent_specs, orders[::-1], reversed_records, "rule", seed=0)
+    assert [s.rating for s in specs] == [s.rating for s in result.specs]
+    assert [e.rating for e in entries] == [e.rating for e in result.entries]
+
+
 def test_the_same_agent_against_itself_differs_by_exactly_zero():
     rules = Rules.make(4, [2, 3])
     result = evaluate(rules, ["x"] * 4, deals=3, seed=2, agents=[FixedBidAgent(1) for _ in range(4)])

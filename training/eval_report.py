@@ -7,15 +7,15 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import IO
-
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from typing import IO, TYPE_CHECKING
 
 from wizard_env.files import write_atomic
 from wizard_env.replay import describe_rules
 
-from .evaluate import EvalResult, Stats
+from .evaluate import EVAL_INSTALL, RATING_ORDERS, EvalResult, MissingExtra, Stats
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FORMAT = "wizard-eval/1"
 JSON_NAME = "eval.json"
@@ -53,6 +53,10 @@ def format_markdown(result: EvalResult) -> str:
         rows.append([s.name, str(len(s.entries)), f"{s.mean_score:.1f}", _ci(s.ci95), f"{s.diff:+.1f}",
                      _ci(s.diff_ci95), f"{s.win_rate:.1%}", f"{s.bid_accuracy:.1%}", rating])
     lines += _table(header, "lrrrrrrrr", rows)
+    spreads = [s.rating.mu_spread for s in specs if s.rating is not None]
+    if spreads:
+        lines += ["", f"Ratings: openskill (Plackett-Luce), the mean over {RATING_ORDERS} shuffled orders of the games, "
+                  f"which any order of the same games gives; mu's standard deviation between orders is at most {max(spreads):.2f}."]
     names = [s.name for s in specs]
     for title, key, attr in (("Bid accuracy by hand size", "cards", "by_hand_size"),
                              ("Bid accuracy by bidding position (0 = first to bid, left of the dealer)", "position",
@@ -77,7 +81,7 @@ def _stats_json(s: Stats) -> dict:
         "bid_accuracy_by_hand_size": [{"hand_size": k, "accuracy": a, "rounds": c} for k, a, c in s.by_hand_size],
         "bid_accuracy_by_position": [{"position": k, "accuracy": a, "rounds": c} for k, a, c in s.by_position],
         "rating": None if s.rating is None else
-        {"mu": s.rating.mu, "sigma": s.rating.sigma, "ordinal": s.rating.ordinal},
+        {"mu": s.rating.mu, "sigma": s.rating.sigma, "ordinal": s.rating.ordinal, "mu_spread": s.rating.mu_spread},
     }
 
 
@@ -107,11 +111,22 @@ def _dump_json(data: dict, file: IO[str]) -> None:
     file.write("\n")
 
 
+def new_figure(figsize: tuple[float, float]) -> Figure:
+    """An empty matplotlib Figure (not drawn on screen); MissingExtra when matplotlib is not installed."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise MissingExtra(f"the plots need matplotlib, from the eval extra: {EVAL_INSTALL}") from None
+    return Figure(figsize=figsize, layout="constrained")
+
+
 def plot(result: EvalResult) -> Figure:
     """Mean score and paired difference with their intervals, and bid accuracy by hand size and by position."""
     specs = result.specs
     names = [s.name for s in specs]
-    fig = Figure(figsize=(11, 8), layout="constrained")
+    fig = new_figure((11, 8))
+    from matplotlib.ticker import MaxNLocator
+
     (score_ax, diff_ax), (hand_ax, pos_ax) = fig.subplots(2, 2)
     ys = range(len(specs))
     score_ax.barh(ys, [s.mean_score for s in specs], xerr=[s.ci95 or 0 for s in specs], capsize=4, color="tab:blue")

@@ -18,10 +18,9 @@ import argparse
 import itertools
 import sys
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
-from openskill.models import PlackettLuce
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.registry import AGENT_NAMES, make_agent
@@ -29,12 +28,32 @@ from wizard_env import options
 from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
+from wizard_env.simulate import Z_95, mean_ci  # noqa: F401 (re-exported: scripts import them from here)
 
-Z_95 = 1.959963984540054
+if TYPE_CHECKING:
+    from openskill.models import PlackettLuce
 #: Games ``play_games`` runs in lockstep at most (their observations take 4.5 KB each per step).
 DEFAULT_BATCH_SIZE = 4096
 #: What an evaluation keeps per game played (its record row, seat table and seed: about 1.5 kB at 4 players).
 EVAL_BYTES_PER_GAME = 2000
+#: Shuffled game orders the ratings are averaged over (openskill rates games one after another).
+RATING_ORDERS = 10
+#: The optional packages of the report (the ``eval`` extra): the ratings and the plot.
+EVAL_PACKAGES = ("openskill", "matplotlib")
+EVAL_INSTALL = "pip install -c constraints.txt -e '.[eval]'"
+
+
+class MissingExtra(ImportError):
+    """An optional package is not installed; the message names it and the command that installs it."""
+
+
+def require_eval_extra(user: str = "wizard eval") -> None:
+    """MissingExtra naming the first package of the ``eval`` extra that is not installed, if any (nothing is imported)."""
+    from importlib.util import find_spec
+
+    for package in EVAL_PACKAGES:
+        if find_spec(package) is None:
+            raise MissingExtra(f"{user} needs {package}, from the eval extra: {EVAL_INSTALL}")
 
 HELP = "compare agents on duplicate deals: every agent plays every deal from every seat"
 DESCRIPTION = (
@@ -143,14 +162,6 @@ def seatings(num_players: int, permutations: bool = False) -> list[tuple[int, ..
 # -- statistics -------------------------------------------------------------------------------
 
 
-def mean_ci(values: np.ndarray) -> tuple[float, float | None]:
-    """Mean and half-width of its 95% interval (normal approximation); None with fewer than 2 values."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size < 2:
-        return float(values.mean()), None
-    return float(values.mean()), float(Z_95 * values.std(ddof=1) / np.sqrt(values.size))
-
-
 def win_shares(totals: np.ndarray) -> np.ndarray:
     """Per game and seat: 1/k for each of the k seats with the best total, else 0."""
     best = totals == totals.max(axis=1, keepdims=True)
@@ -159,10 +170,11 @@ def win_shares(totals: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Rating:
-    """An openskill (Plackett-Luce) rating."""
+    """An openskill (Plackett-Luce) rating, averaged over shuffled orders of the games."""
 
     mu: float
     sigma: float
+    mu_spread: float = 0.0  # standard deviation of mu over those orders: how much one order could move it
 
     @property
     def ordinal(self) -> float:
@@ -170,16 +182,38 @@ class Rating:
         return self.mu - 3 * self.sigma
 
 
-def ratings(scores: np.ndarray) -> list[Rating]:
-    """Plackett-Luce ratings of K players from their scores in each game, ``scores[game, player]``, in game order.
-
-    Higher scores rank first; equal scores share a rank.
-    """
-    model = PlackettLuce()
+def _rate_in_order(model: PlackettLuce, scores: np.ndarray) -> np.ndarray:
+    """openskill's (mu, sigma) of each player, ``[player, 2]``, after rating the games one after another."""
     current = [model.rating(name=str(p)) for p in range(scores.shape[1])]
     for row in scores:
         current = [team[0] for team in model.rate([[r] for r in current], scores=row.tolist())]
-    return [Rating(r.mu, r.sigma) for r in current]
+    return np.array([(r.mu, r.sigma) for r in current])
+
+
+def ratings(scores: np.ndarray, seed: int = 0, orders: int = RATING_ORDERS) -> list[Rating]:
+    """Plackett-Luce ratings of K players from their scores in each game, ``scores[game, player]``.
+
+    Higher scores rank first; equal scores share a rank. openskill updates the ratings one game at a
+    time, so its result depends on the order of the games. Here the games are first sorted (which makes
+    the result the same for any order they come in), then rated in ``orders`` shuffled orders drawn from
+    ``seed``; mu and sigma are the means over those orders and ``mu_spread`` the standard deviation of mu.
+    """
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        raise MissingExtra(f"the ratings need openskill, from the eval extra: {EVAL_INSTALL}") from None
+    scores = np.asarray(scores)
+    if scores.ndim != 2 or scores.shape[1] < 2:
+        raise ValueError(f"scores must be [games, players] with at least 2 players, not shape {scores.shape}")
+    if orders < 1:
+        raise ValueError(f"orders must be at least 1, not {orders}")
+    canonical = scores[np.lexsort(scores.T[::-1])]  # by the first player's score, then the second's, ...
+    rng = np.random.default_rng(np.random.SeedSequence([seed, orders]))
+    model = PlackettLuce()
+    fits = np.stack([_rate_in_order(model, canonical[rng.permutation(len(canonical))]) for _ in range(orders)])
+    mu, sigma = fits.mean(axis=0).T
+    spread = fits[:, :, 0].std(axis=0, ddof=1) if orders > 1 else np.zeros(len(mu))
+    return [Rating(float(m), float(s), float(d)) for m, s, d in zip(mu, sigma, spread)]
 
 
 @dataclass
@@ -238,10 +272,11 @@ class EvalResult:
 
 
 def summarise(rules: Rules, specs: Sequence[str], orders: Sequence[tuple[int, ...]], records: GameRecords,
-              reference: str) -> tuple[np.ndarray, list[Stats], list[Stats]]:
+              reference: str, seed: int = 0) -> tuple[np.ndarray, list[Stats], list[Stats]]:
     """Per-deal entry scores, spec rows and entry rows from the records of the games, deal by deal.
 
-    Spec rows are compared with the reference spec's pooled seats, entry rows with its first entry.
+    Spec rows are compared with the reference spec's pooled seats, entry rows with its first entry;
+    ``seed`` draws the game orders the ratings are averaged over.
     """
     n, per_deal = rules.num_players, len(orders)
     games = len(records.seeds)
@@ -259,13 +294,13 @@ def summarise(rules: Rules, specs: Sequence[str], orders: Sequence[tuple[int, ..
     groups = {name: [e for e, s in enumerate(specs) if s == name] for name in names}
     # In a game a spec scores the mean total of its seats; a spec alone has nobody to be ranked against.
     spec_totals = np.stack([totals[:, groups[name]].mean(axis=1) for name in names], axis=1)
-    spec_ratings = ratings(spec_totals) if len(names) > 1 else [None]
+    spec_ratings: Sequence[Rating | None] = ratings(spec_totals, seed) if len(names) > 1 else [None]
     ref_scores = deal_scores[:, groups[reference]].mean(axis=1)
     spec_rows = [_stats(name, groups[name], deal_scores, ref_scores, wins, met, hand, position, rating)
                  for name, rating in zip(names, spec_ratings)]
     ref_entry = deal_scores[:, groups[reference][0]]
     entry_rows = [_stats(spec, [e], deal_scores, ref_entry, wins, met, hand, position, rating)
-                  for e, (spec, rating) in enumerate(zip(specs, ratings(totals)))]
+                  for e, (spec, rating) in enumerate(zip(specs, ratings(totals, seed)))]
     return deal_scores, spec_rows, entry_rows
 
 
@@ -309,7 +344,7 @@ def evaluate(
     game_seeds = [s for s in deal_seeds for _ in orders]
     table = [[agents[e] for e in order] for _ in deal_seeds for order in orders]
     records = play_games(rules, table, game_seeds, progress)
-    deal_scores, spec_rows, entry_rows = summarise(rules, specs, orders, records, reference)
+    deal_scores, spec_rows, entry_rows = summarise(rules, specs, orders, records, reference, seed)
     return EvalResult(rules, specs, seed, permutations, reference, deal_seeds, agent_seeds, orders, records,
                       deal_scores, spec_rows, entry_rows)
 
@@ -344,6 +379,7 @@ def run(args: argparse.Namespace) -> int:
     from . import eval_report
 
     rules = make_rules(args)
+    require_eval_extra()
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, not {args.games}")
     options.check_memory("--games", args.games, EVAL_BYTES_PER_GAME * len(seatings(rules.num_players, args.permutations)))

@@ -541,7 +541,8 @@ def run(args: argparse.Namespace) -> int:
     """``wizard train``."""
     from wizard_env.cli import make_rules, parse_rounds
 
-    for package in ("torch", "stable_baselines3", "sb3_contrib", "tensorboard"):
+    # the train extra includes the eval extra: the evaluations during training are rated and plotted
+    for package in ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "openskill", "matplotlib"):
         try:
             __import__(package)
         except ImportError:

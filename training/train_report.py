@@ -6,12 +6,9 @@ import csv
 import io
 from pathlib import Path
 
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
-
 from wizard_env.files import write_atomic
 
-from .eval_report import _dump_json, format_markdown
+from .eval_report import _dump_json, format_markdown, new_figure
 from .evaluate import EvalResult
 
 COLUMNS = ("timesteps", "wall_s", "ppo_mean", "rule_mean", "diff", "diff_ci95", "bid_accuracy", "rule_bid_accuracy")
@@ -64,7 +61,9 @@ def plot(csv_path: Path, png_path: Path, steps_label: str = "PPO steps") -> Path
     steps = [int(r["timesteps"]) for r in rows]
     diff = [float(r["diff"]) for r in rows]
     ci = [float(r["diff_ci95"]) for r in rows]
-    fig = Figure(figsize=(9, 4), layout="constrained")
+    fig = new_figure((9, 4))
+    from matplotlib.ticker import FuncFormatter
+
     diff_ax, acc_ax = fig.subplots(1, 2)
     diff_ax.errorbar(steps, diff, yerr=ci, marker="o", capsize=3)
     diff_ax.axhline(0, color="black", linewidth=0.8)

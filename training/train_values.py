@@ -328,11 +328,13 @@ def run(args: argparse.Namespace) -> int:
     """``wizard train-values``."""
     from wizard_env.cli import make_rules, parse_rounds
 
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        raise ValueError("wizard train-values needs torch, from the train extras: "
-                         "pip install -c constraints.txt -e '.[train]'") from None
+    for package in ("torch", "openskill", "matplotlib"):  # the fit, then the rated evaluations and the curve's plot
+        try:
+            __import__(package)
+        except ImportError:
+            raise ValueError(f"wizard train-values needs {package}, from the train extras: "
+                             "pip install -c constraints.txt -e '.[train]'") from None
+    import torch
     try:
         hidden = [options.int_type(h) for h in args.hidden.split(",")]
     except argparse.ArgumentTypeError:

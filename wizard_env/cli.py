@@ -483,6 +483,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = f"{err.strerror}: {err.filename}" if err.filename else str(err)
     except ValueError as err:
         message = str(err)
+    except ImportError as err:  # an optional package missing (MissingExtra names it and the install command)
+        message = str(err)
     except KeyboardInterrupt:
         print("\nwizard: interrupted", file=sys.stderr)
         return 130
