@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,7 +33,7 @@ VARIANTS = [
 def play_random(state, rng: np.random.Generator, moves: int | None = None) -> list[bool]:
     """Play chance outcomes by their probabilities and uniform legal moves (to the end, or ``moves`` steps);
     return, per step, whether it was a chance step."""
-    chance = []
+    chance: list[bool] = []
     while not state.is_terminal() and (moves is None or len(chance) < moves):
         chance.append(state.is_chance_node())
         if chance[-1]:
@@ -185,9 +188,9 @@ def test_resample_from_infostate_keeps_what_the_player_knows(params):
                 assert len(other.legal_actions()) == len(state.legal_actions()) == 1  # the unseen card, forced
             elif state.current_player() == p:
                 assert other.legal_actions() == state.legal_actions()
-            changed += other.history() != state.history()
+            changed += not state.is_chance_node() and other.history() != state.history()
         play_random(state, rng, moves=1)
-    assert changed > 0  # the hidden cards were redrawn
+    assert changed > 0  # the hidden cards were redrawn at decision nodes
 
 
 def test_resampled_states_play_on_to_the_end():
@@ -237,3 +240,14 @@ def play_ismcts(seed: int) -> list[int]:
 def test_ismcts_plays_legal_games_reproducibly():
     """OpenSpiel's information-set MCTS (its Python ISMCTSBot, which calls ``resample_from_infostate``)."""
     assert play_ismcts(0) == play_ismcts(0)
+
+
+def test_the_example_of_docs_openspiel_runs(capsys):
+    """Every ```python block of docs/openspiel.md runs as written (read from the page itself)."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "openspiel.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    assert blocks
+    for index, block in enumerate(blocks):
+        exec(compile(block, f"docs/openspiel.md python block {index + 1}", "exec"), {})
+    totals, last = capsys.readouterr().out.splitlines()[-2:]
+    assert len(ast.literal_eval(totals)) == 3 and last.startswith("round ends: bids")
