@@ -4,14 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install -q -c constraints.txt
 
-.PHONY: demo test install install-dev clean
+.PHONY: demo test typecheck install install-dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# The env and the agents, with the eval extra (ratings and plot) that `wizard eval`, and so the demo, needs.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
-	$(PIP) -e .
+	$(PIP) -e ".[eval]"
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
@@ -25,7 +26,13 @@ install-dev: $(VENV)/.installed-dev
 demo: install
 	$(BIN)/wizard eval --players 4 --agents ppo,rule,rule,rule --games 300 --seed 0 --out runs/demo
 
-test: install-dev
+# mypy checks the package as it is installed (agents/ and training/ inside wizard_env) through a tree of links.
+typecheck: install-dev
+	rm -rf build/typecheck && mkdir -p build/typecheck/wizard_env
+	ln -s $(CURDIR)/wizard_env/*.py $(CURDIR)/wizard_env/py.typed $(CURDIR)/agents $(CURDIR)/training build/typecheck/wizard_env/
+	cd build/typecheck && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml -p wizard_env
+
+test: install-dev typecheck
 	$(BIN)/python -m pytest -q
 
 clean:

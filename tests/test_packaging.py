@@ -74,3 +74,16 @@ def test_the_installed_wheel_plays_the_shipped_agent_outside_the_repository(whee
     where, tops = done.stdout.splitlines()
     assert Path(where).is_relative_to(target)  # the wheel's copy, not the repository's
     assert tops == "None None"
+
+
+def test_the_wheel_ships_its_type_hints_and_leaves_plotting_and_ratings_to_the_eval_extra(wheel: Path):
+    archive = zipfile.ZipFile(wheel)
+    assert "wizard_env/py.typed" in archive.namelist()  # PEP 561: type checkers read the package's hints
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    requires = [line.split(":", 1)[1].strip() for line in archive.read(metadata).decode().splitlines()
+                if line.startswith("Requires-Dist:")]
+    core = [r for r in requires if "extra ==" not in r]
+    assert {r.split(">")[0].split("<")[0].split("=")[0].strip() for r in core} == {
+        "numpy", "gymnasium", "pettingzoo", "tqdm", "threadpoolctl", "numba"}
+    for package in ("openskill", "matplotlib"):
+        assert any(r.startswith(package) and 'extra == "eval"' in r for r in requires), requires
