@@ -20,11 +20,9 @@ Sampling is exact. The unseen cards are taken as distinct physical cards (the fo
 and the target is the uniform distribution over their assignments to the hidden hands and the stack
 that respect the voids: a shuffled deck conditioned on what the observer saw. Hidden seats with no
 constraining void and the stack take their cards from one shuffled remainder, so only the seats
-with a void need care. Those are dealt one after another, each getting its count drawn uniformly
-from the cards still free that it may hold, and the whole deal is then accepted with probability
-``prod_s C(free allowed to s, c_s) / C(all allowed to s, c_s)``: a proposed deal has probability
-``prod_s 1 / C(free allowed to s, c_s)``, so the accepted deals are uniform (rejection sampling with
-an importance weight bounded by 1). A proposal that leaves a seat too few cards is rejected.
+with a void need care (``_VoidDeals``): the deals are counted class by class (each void suit, and
+one class for every other card), each such seat's number of cards of each class is drawn in
+proportion to the number of deals that complete it, and its cards uniformly within each class.
 """
 
 from __future__ import annotations
