@@ -30,7 +30,7 @@ import json
 import os
 import zipfile
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -52,7 +52,7 @@ LEARNED_PHASES: dict[str, tuple[int, ...]] = {
     "bid": (int(Phase.TRUMP), int(Phase.BID)),
     "play": (int(Phase.PLAY),),
 }
-ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
 _PRETRAINED = Path(__file__).resolve().parent / "pretrained"
 #: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md), used by the spec ``ppo`` without a path.
 PRETRAINED = _PRETRAINED / "wizard-v1.npz"
@@ -67,7 +67,7 @@ def save_checkpoint(path: str | os.PathLike, config: Mapping, weights: Mapping[s
     """Write ``config`` (JSON-able) and ``weights`` (name -> array) to ``path`` atomically; return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    arrays = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
+    arrays: dict[str, Any] = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
     arrays["config"] = np.frombuffer(json.dumps(dict(config), sort_keys=True).encode(), dtype=np.uint8)
     return write_atomic(path, lambda file: np.savez_compressed(file, **arrays), binary=True)
 
@@ -138,7 +138,7 @@ def advice_features(adviser: Agent, observations: np.ndarray, masks: np.ndarray)
 
 def phase_bonus(bonus: object, advice: bool, source: str) -> np.ndarray:
     """The advice bonus of each phase from a config's ``advice_bonus``: a number, or ``{"bid": x, "play": y}``."""
-    parts = bonus if isinstance(bonus, dict) else {"bid": bonus, "play": bonus}
+    parts: dict[str, Any] = bonus if isinstance(bonus, dict) else {"bid": bonus, "play": bonus}
     for value in parts.values():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf") or (value and not advice):
             raise ValueError(f"checkpoint {source}: advice_bonus must be a finite number >= 0 on a policy with advice, "

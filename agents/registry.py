@@ -29,7 +29,7 @@ Seed = int | np.random.Generator | None
 Factory = Callable[[str | None, Seed], Agent]
 
 
-def _without_argument(cls: type[Agent]) -> Factory:
+def _without_argument(cls: type[RandomAgent] | type[RuleAgent]) -> Factory:
     def build(arg: str | None, seed: Seed) -> Agent:
         if arg is not None:
             raise ValueError(f"agent {cls.name!r} takes no argument, got {cls.name}:{arg}")

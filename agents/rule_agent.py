@@ -104,4 +104,4 @@ def decide_bids(observations: np.ndarray, legal: np.ndarray, actions: np.ndarray
 def _bid_action(chances: np.ndarray, legal: np.ndarray) -> int:
     """The action of ``best_bid``, or the first legal action if that bid is not legal."""
     chosen = BID_OFFSET + best_bid(chances, legal[BID_OFFSET:CARD_OFFSET])
-    return chosen if legal[chosen] else np.argmax(legal)
+    return chosen if legal[chosen] else int(np.argmax(legal))

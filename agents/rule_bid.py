@@ -72,7 +72,7 @@ def choose_trump(v: View) -> int:
                 length += v.hand[suit * NUM_RANKS + rank]
                 high += v.hand[suit * NUM_RANKS + rank] * _HIGH_CARD[rank]
             strength[suit] = length + TRUMP_HIGH_CARD_WEIGHT * high
-    return np.argmax(strength)
+    return int(np.argmax(strength))
 
 
 @numba.njit(cache=True)

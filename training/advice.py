@@ -8,6 +8,8 @@ to deviate. ``wizard_env.agents.ppo_agent.advice_features`` builds the same inpu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
@@ -15,6 +17,10 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from wizard_env.agents.ppo_agent import advice_features
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS
+
+if TYPE_CHECKING:
+    from wizard_env.mixed_vec_env import MixedVecEnv
+    from wizard_env.vec_env import WizardVecEnv
 
 
 def with_advice(adviser: RuleAgent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -25,19 +31,20 @@ def with_advice(adviser: RuleAgent, observations: np.ndarray, masks: np.ndarray)
 class AdviceVecEnv(VecEnvWrapper):
     """A learner VecEnv whose observations carry RuleAgent's choice for the learner's decision."""
 
-    def __init__(self, venv, seed: int | np.random.Generator | None = None):
+    def __init__(self, venv: WizardVecEnv | MixedVecEnv, seed: int | np.random.Generator | None = None):
         low, high = venv.observation_space.low, venv.observation_space.high
         space = spaces.Box(np.concatenate([low, np.zeros(NUM_ACTIONS, np.float32)]),
                            np.concatenate([high, np.ones(NUM_ACTIONS, np.float32)]), dtype=np.float32)
         super().__init__(venv, observation_space=space)
+        self.learner_env = venv  # self.venv, typed: it has action_masks()
         self.adviser = RuleAgent(seed=seed)
 
     def _advise(self, observations: np.ndarray) -> np.ndarray:
-        return with_advice(self.adviser, observations, self.venv.action_masks())
+        return with_advice(self.adviser, observations, self.learner_env.action_masks())
 
     def reset(self) -> np.ndarray:
         """The learners' first views, with advice."""
-        return self._advise(self.venv.reset())
+        return self._advise(self.learner_env.reset())
 
     def step_wait(self):
         """A step of the wrapped VecEnv, with advice on the new views (terminal views get none: no decision follows)."""
@@ -49,4 +56,4 @@ class AdviceVecEnv(VecEnvWrapper):
 
     def action_masks(self) -> np.ndarray:
         """The wrapped VecEnv's masks."""
-        return self.venv.action_masks()
+        return self.learner_env.action_masks()

@@ -38,10 +38,11 @@ def export_model(model, path: str | os.PathLike, rules: Rules, learn: str = "bot
     if learn not in LEARNED_PHASES:
         raise ValueError(f"learn must be one of {', '.join(LEARNED_PHASES)}, not {learn!r}")
     if isinstance(model, (str, os.PathLike)):
-        model = MaskablePPO.load(model, device="cpu")
+        model = MaskablePPO.load(os.fspath(model), device="cpu")
     if not isinstance(model, MaskablePPO):
         raise ValueError(f"expected a MaskablePPO model or the path of one, not {type(model).__name__}")
-    activation = {torch.nn.ReLU: "relu", torch.nn.Tanh: "tanh"}.get(getattr(model.policy, "activation_fn", None))
+    names: dict[object, str] = {torch.nn.ReLU: "relu", torch.nn.Tanh: "tanh"}
+    activation = names.get(getattr(model.policy, "activation_fn", None))
     if activation is None:
         raise ValueError("the model's policy must be MlpPolicy with ReLU or Tanh layers")
     weights = policy_weights(model)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from wizard_env.actions import NUM_ACTIONS, Phase
 from wizard_env.observation import SLICES
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
+
+if TYPE_CHECKING:
+    import torch
 
 
 def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.ndarray:

@@ -31,9 +31,11 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from wizard_env.agents.base import Agent
 from wizard_env.agents.checkpoint import check_hidden
 from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.agents.random_agent import RandomAgent
@@ -98,7 +100,7 @@ def field_docs(cls) -> dict[str, str]:
     return {m[1]: m[2] for m in (re.match(r"\s+(\w+):.*#:\s*(.+)$", line) for line in lines) if m}
 
 
-def rules_json(rules: Rules) -> dict:
+def rules_json(rules: Rules) -> dict[str, Any]:
     """The rules as JSON, enough to rebuild them with ``Rules.make``."""
     return {"num_players": rules.num_players, "rounds": list(rules.hand_sizes), "bidding": rules.bidding.value,
             "bid_total_rule": rules.bid_total_rule, "foresight": rules.foresight}
@@ -141,7 +143,8 @@ def make_env(cfg: TrainConfig, mix: list[Rules], rounds: str | int | list[int]):
 
     from .advice import AdviceVecEnv
 
-    options = dict(learn=cfg.learn, episode=cfg.episode, reward_scale=cfg.reward_scale)
+    options: dict[str, Any] = dict(learn=cfg.learn, episode=cfg.episode, reward_scale=cfg.reward_scale)
+    env: WizardVecEnv | MixedVecEnv
     if len(mix) == 1:
         env = WizardVecEnv(cfg.num_envs, seed=cfg.seed, **rules_json(mix[0]), **options)
     else:
@@ -231,7 +234,7 @@ class Trainer:
         """Freeze the current policy into the pool (the newest ``snapshots`` are kept) and reweight it."""
         if self.cfg.snapshots > 0:
             self.snapshots = (self.snapshots + [self.agent()])[-self.cfg.snapshots:]
-        pool = {"rule": [self.rule], "random": [self.random], "self": self.snapshots}
+        pool: dict[str, list[Agent]] = {"rule": [self.rule], "random": [self.random], "self": list(self.snapshots)}
         agents, weights = [], []
         for kind, members in pool.items():
             for member in members:

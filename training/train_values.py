@@ -29,7 +29,7 @@ import dataclasses
 import itertools
 import json
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -186,10 +186,11 @@ class ValuesTrainer:
             total = 0
             for i in itertools.count():
                 if i not in sizes:
-                    return None
+                    break
                 total += sizes[i]
                 if total >= cfg.samples:
                     return i + 1
+            return None
 
         while path(len(sizes)).is_file() and enough() is None:  # finished by an earlier, interrupted run
             sizes[len(sizes)] = chunk_samples(path(len(sizes)))
@@ -198,7 +199,7 @@ class ValuesTrainer:
         if enough() is None:
             start, before, index = time.monotonic(), sum(sizes.values()), len(sizes)
             with ProcessPoolExecutor(cfg.workers) as pool:
-                running = {}
+                running: dict[Future, int] = {}
                 while enough() is None:
                     while len(running) < cfg.workers and sum(sizes.values()) < cfg.samples or not running:
                         running[pool.submit(_collect_chunk, task(index))] = index
@@ -213,6 +214,7 @@ class ValuesTrainer:
                 for future in running:
                     future.cancel()
         used = enough()
+        assert used is not None  # the loop above ran until enough chunks were in
         return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
 
     def fit(self, iteration: int, chunks: list[Path], samples_so_far: int) -> tuple[PPOAgent, dict]:
@@ -251,7 +253,8 @@ class ValuesTrainer:
 
     def run(self) -> PPOAgent:
         """Every iteration not finished yet; the last iteration's agent."""
-        agent, samples = None, 0
+        agent: PPOAgent | None = None
+        samples = 0
         for iteration in range(self.cfg.iterations):
             path = self.checkpoint(iteration)
             if path.is_file():  # finished by an earlier, interrupted run
@@ -272,6 +275,7 @@ class ValuesTrainer:
             row = self.evaluate(agent, samples)
             if not self.quiet:
                 self.log(train_report.format_row(samples, time.monotonic() - self.started, row).replace("step", "decisions", 1))
+        assert agent is not None  # check_config: at least one iteration
         return agent
 
 

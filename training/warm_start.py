@@ -54,7 +54,10 @@ def collect(rules: Rules, games: int, seed: int, learn: str, episode: str, teach
             pending[g].append(len(returns))
             returns.append(0.0)
             seat_of.append(int(seat))
-        obs.append(o[keep]), masks.append(m[keep]), actions.append(a[keep]), advice.append(hint[keep])
+        obs.append(o[keep])
+        masks.append(m[keep])
+        actions.append(a[keep])
+        advice.append(hint[keep])
         batch.step(a, live)
         for g in np.flatnonzero(batch.round_over):
             for i in pending[g]:

@@ -56,4 +56,4 @@ def action_name(action: int) -> str:
 
 def legal_listing(mask: np.ndarray) -> str:
     """The legal actions of a mask, for error messages: ``3 (bid 3), 4 (bid 4)``."""
-    return ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(mask))
+    return ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(mask).tolist())

@@ -275,6 +275,8 @@ class WizardBatch:
 
     def apply(self, games: np.ndarray, actions: np.ndarray, masks: np.ndarray | None = None) -> None:
         """Apply actions already known to be legal (``masks``: the legal masks, needed to record)."""
+        if self.record and masks is None:
+            raise ValueError("a recording WizardBatch needs the legal masks of the actions it applies")
         before = self._before(games) if self.record else None
         finished = kernels.apply_actions(games, actions, *self._apply_args)
         self._after(games, actions, finished, masks, before)
@@ -287,6 +289,7 @@ class WizardBatch:
                before: list | None) -> None:
         """After a step: log it (with ``record``) and restart the finished games (with ``autoreset``)."""
         if self.record:
+            assert masks is not None and before is not None  # step() and apply() pass both when recording
             self._log_step(games, actions, masks, before)
         if finished and self.autoreset:
             done = games[self.game_over[games]]
@@ -324,7 +327,7 @@ class WizardBatch:
             else:
                 if position == 0:
                     log["tricks"].append({"leader": int(seat), "plays": [], "winner": None})
-                legal = [card_name(c) for c in np.flatnonzero(mask[CARD_OFFSET:TRUMP_OFFSET])]
+                legal = [card_name(c) for c in np.flatnonzero(mask[CARD_OFFSET:TRUMP_OFFSET]).tolist()]
                 log["tricks"][-1]["plays"].append({"seat": int(seat), "card": card_name(int(action - CARD_OFFSET)), "legal": legal})
                 if self.trick_won_by[game] >= 0:
                     log["tricks"][-1]["winner"] = int(self.trick_won_by[game])

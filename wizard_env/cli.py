@@ -127,7 +127,7 @@ def derive_seeds(seed: int, games: int, players: int) -> tuple[list[int], list[i
     return [int(s) for s in game_seeds], [int(s) for s in agent_seeds]
 
 
-def _variant_options() -> argparse.ArgumentParser:
+def _variant_options() -> _Parser:
     parent = _Parser(add_help=False)
     group = parent.add_argument_group("game variant")
     group.add_argument("--players", type=options.int_type, default=4, metavar="N", help="3 to 6 players (default 4)")
@@ -183,6 +183,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         for game_seed in progress:
             result = play_game(rules, agents, game_seed, record=writer is not None)
             if writer is not None:
+                assert result.game is not None  # play_game keeps the game; it is dropped just below
                 writer.write(game_record(result.game, specs, with_legal=args.with_legal))
             results.append(dataclasses.replace(result, game=None))  # keep the numbers, drop the game state
     print(format_summary(rules, specs, summarise(results), args.games, args.seed))
@@ -275,7 +276,7 @@ def _ask_action(game: WizardGame, seat: int) -> int:
                 return BID_OFFSET + int(text)
             rule = " (the bids may not add up to the tricks)" if game.rules.bid_total_rule and game.current == game.dealer else ""
             print(f"  {text!r} is not a legal bid; legal bids: {' '.join(map(str, legal))}{rule}")
-    legal_cards = [card_name(c) for c in np.flatnonzero(mask[CARD_OFFSET:TRUMP_OFFSET])]  # indices are card ids
+    legal_cards = [card_name(c) for c in np.flatnonzero(mask[CARD_OFFSET:TRUMP_OFFSET]).tolist()]  # indices are card ids
     if is_foresight_round(game):  # the card is on your forehead: play it unseen
         _read("Foresight round: your card is hidden from you. Press Enter to play it: ")
         return CARD_OFFSET + parse_card(legal_cards[0])

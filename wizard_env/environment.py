@@ -142,7 +142,7 @@ Version history
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -178,7 +178,7 @@ def illegal_action_penalty(rules: Rules) -> float:
 class raw_env(AECEnv):
     """Wizard for 3-6 players as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"name": "wizard_v1", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "wizard_v1", "render_modes": ["human", "ansi"], "is_parallelizable": False}
 
     def __init__(
         self,
@@ -268,7 +268,7 @@ class raw_env(AECEnv):
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action; an illegal one raises IllegalActionError (state unchanged)
         or, with ``illegal_action="terminate"``, ends the game with a penalty to the offender."""
-        self._require_game("step()")
+        game = self._require_game("step()")
         if not self.agents:
             raise RuntimeError("the game is over and every agent is done: call reset() to start a new game")
         agent = self.agent_selection
@@ -277,7 +277,7 @@ class raw_env(AECEnv):
             self._set_infos(None, None)  # the step that ended the round or the game is past
             return
         try:
-            scores = self.game.step(action, actor=agent)
+            scores = game.step(action, actor=agent)  # type: ignore[arg-type]  # step() rejects None as illegal
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
@@ -289,9 +289,9 @@ class raw_env(AECEnv):
             for seat, a in enumerate(self.possible_agents):
                 self.rewards[a] = float(self._reward(scores, seat))
         self._set_infos(scores, None)
-        if self.game.is_over:
+        if game.is_over:
             self.terminations = {a: True for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current]
+        self.agent_selection = self.possible_agents[game.current]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -311,7 +311,7 @@ class raw_env(AECEnv):
         """Every agent's info after a step: the same keys and types whatever happened (module docstring)."""
         scores = [0] * self.rules.num_players if round_scores is None else round_scores.tolist()
         self.infos = {
-            a: {"seed": self.game.seed, "round_over": round_scores is not None, "round_scores": list(scores),
+            a: {"seed": self._require_game("step()").seed, "round_over": round_scores is not None, "round_scores": list(scores),
                 "illegal_action": a == offender}
             for a in self.agents
         }

@@ -123,7 +123,7 @@ class AtomicWriter:
             fd = _open_stream(path)
         else:
             fd, self.temp_path = _create_temp(self.target, path)
-        text = {} if binary else {"encoding": "utf-8", "newline": "\n"}
+        text: dict[str, Any] = {} if binary else {"encoding": "utf-8", "newline": "\n"}
         self.file: IO[Any] = os.fdopen(fd, "wb" if binary else "w", **text)
 
     def write(self, data: Any) -> None:

@@ -40,6 +40,8 @@ def check_players(players: Sequence[int]) -> tuple[int, ...]:
 class MixedVecEnv(VecEnv):
     """``WizardVecEnv``s of several player counts as one VecEnv (see the module docstring)."""
 
+    observation_space: spaces.Box
+
     def __init__(self, num_envs: int, players: Sequence[int] = (3, 4, 5, 6), seed: int | None = None, **kwargs: Any):
         counts = check_players(players)
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < len(counts):

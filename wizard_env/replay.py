@@ -152,9 +152,11 @@ def _require(obj: dict, where: str, fields: dict[str, tuple[type, ...] | str]) -
         if key not in obj:
             raise ReplayError(f"{where}: missing key {key!r}")
         value = obj[key]
-        ok = _is_int(value) if kind == "int" else isinstance(value, kind)
+        if isinstance(kind, str):  # "int"
+            ok, expected = _is_int(value), "an integer"
+        else:
+            ok, expected = isinstance(value, kind), " or ".join(t.__name__ for t in kind)
         if not ok:
-            expected = "an integer" if kind == "int" else " or ".join(t.__name__ for t in kind)
             raise ReplayError(f"{where}: {key!r} must be {expected}, not {value!r:.60}")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from enum import Enum
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -127,7 +127,8 @@ class Rules:
         foresight: bool = False,
     ) -> "Rules":
         """Build a configuration from user-facing options, raising ValueError on an impossible one."""
-        return cls(num_players, rounds, bidding, bid_total_rule, foresight)
+        # the fields take the user-facing values too: __post_init__ parses them into a tuple and a Bidding
+        return cls(num_players, cast(Any, rounds), cast(Any, bidding), bid_total_rule, foresight)
 
     @property
     def num_rounds(self) -> int:

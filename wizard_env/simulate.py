@@ -35,7 +35,7 @@ class GameResult:
     bids_met: np.ndarray  # rounds in which the seat's bid was met exactly
     rounds: int
     winners: list[int]
-    game: WizardGame = field(repr=False)
+    game: WizardGame | None = field(repr=False)  # None once a caller has dropped it to keep only the numbers
 
 
 def play_game(rules: Rules, agents: Sequence[Policy], seed: int, record: bool = False) -> GameResult:

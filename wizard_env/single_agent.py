@@ -201,6 +201,7 @@ class WizardSingleAgentEnv(gym.Env):
         learner = seat if self.fixed_seat is None else self.fixed_seat
         if self.opponent_sampler is None:
             entries = self._opponent_entries
+            assert entries is not None  # set by __init__ whenever there is no sampler
         else:
             entries = check_opponents(self.opponent_sampler(rng), n, "opponent_sampler result")
         agents = build_opponents(entries, rng)
@@ -213,7 +214,7 @@ class WizardSingleAgentEnv(gym.Env):
         """Apply the learner's action, then the opponents'; an illegal one raises IllegalActionError (game
         unchanged) or, with ``illegal_action="terminate"``, ends the episode with the penalty."""
         game = self._require_game()
-        seat = self.learner_seat
+        seat = self._require_seat()
         actor = f"learner (seat {seat})"
         if self.ended_by_illegal_action or game.is_over:
             raise IllegalActionError(f"{actor}: action {action!r}: the game is over, no action is legal: call reset()")
@@ -248,13 +249,19 @@ class WizardSingleAgentEnv(gym.Env):
             raise RuntimeError("call reset() before step() or action_masks()")
         return self.game
 
+    def _require_seat(self) -> int:
+        if self.learner_seat is None:
+            raise RuntimeError("call reset() before step() or action_masks()")
+        return self.learner_seat
+
     def _observation(self) -> np.ndarray:
-        return observe(self.game, self.learner_seat)
+        return observe(self._require_game(), self._require_seat())
 
     def _info(self) -> dict:
-        over = self.game.is_over or self.ended_by_illegal_action
-        totals = self.game.totals.tolist() if over else [0] * self.rules.num_players
-        return {"learner_seat": self.learner_seat, "game_seed": self.game.seed, "final_totals": totals,
+        game = self._require_game()
+        over = game.is_over or self.ended_by_illegal_action
+        totals = game.totals.tolist() if over else [0] * self.rules.num_players
+        return {"learner_seat": self.learner_seat, "game_seed": game.seed, "final_totals": totals,
                 "illegal_action": self.ended_by_illegal_action}
 
 

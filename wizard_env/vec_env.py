@@ -159,6 +159,9 @@ def require_all(env: VecEnv, indices: VecEnvIndices, what: str) -> None:
 class WizardVecEnv(VecEnv):
     """``num_envs`` games, one learner seat each, opponents from a pool (see the module docstring)."""
 
+    observation_space: spaces.Box
+    rng: np.random.Generator  # set by seed(), which __init__ calls
+
     def __init__(
         self,
         num_envs: int,
@@ -222,8 +225,9 @@ class WizardVecEnv(VecEnv):
         self._reset_options()
         self._start_games(np.arange(self.num_envs))
         self._play_opponents_until_learner()
-        self.reset_infos = [{"learner_seat": int(s), "game_seed": int(g)} for s, g in zip(self._seat, self.batch.game_seed)]
-        self._last_obs = self.batch.observe(observers=self._seat)
+        batch = self._live_batch()
+        self.reset_infos = [{"learner_seat": int(s), "game_seed": int(g)} for s, g in zip(self._seat, batch.game_seed)]
+        self._last_obs = batch.observe(observers=self._seat)
         return self._last_obs
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -363,15 +367,15 @@ class WizardVecEnv(VecEnv):
     def _play_opponents_until_learner(self, rewards: np.ndarray | None = None, dones: np.ndarray | None = None,
                                       infos: list[dict] | None = None) -> None:
         """Play opponents' and delegated moves, one batched move at a time, until every game waits for the learner."""
-        batch = self.batch
+        batch = self._live_batch()
         while (waiting := np.flatnonzero((batch.current != self._seat) | ~self.learned[batch.phase])).size:
             self._play_opponents(waiting)
-            if rewards is not None:
+            if rewards is not None and dones is not None and infos is not None:
                 self._collect(rewards, dones, infos)
 
     def _play_opponents(self, games: np.ndarray) -> None:
         """One move in each of ``games`` (an opponent or the delegate to act in each): one act_batch call per agent."""
-        batch, k = self.batch, len(games)
+        batch, k = self._live_batch(), len(games)
         who = self._table[games, batch.current[games]]
         observations = batch.observe(games, out=self._buffer[:k])
         masks = batch.legal_masks(games)
@@ -396,11 +400,19 @@ class WizardVecEnv(VecEnv):
 
     def _agent(self, index: int) -> Agent:
         """The agent at this index of the table; the delegate for the learner's seat."""
-        return self.delegate if index == LEARNER else self._agents[index]
+        agent = self.delegate if index == LEARNER else self._agents[index]
+        assert agent is not None  # the learner's seat is in the table only where a delegate plays
+        return agent
+
+    def _live_batch(self) -> WizardBatch:
+        """The games in play."""
+        if self.batch is None:
+            raise RuntimeError("call reset() first: there are no games in play")
+        return self.batch
 
     def _collect(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
         """Add the learner's scores of the rounds that just ended; close finished episodes and start new games."""
-        batch = self.batch
+        batch = self._live_batch()
         if not batch.round_over.any():
             return
         ended = np.flatnonzero(batch.round_over)
@@ -409,8 +421,10 @@ class WizardVecEnv(VecEnv):
         self._returns[ended] += scores * self.reward_scale
         if self.episode == "round":
             dones[ended] = True
+            last = self._last_obs
+            assert last is not None  # a round can end only after reset() returned the first views
             for g in ended:
-                infos[g] = {"terminal_observation": self._last_obs[g].copy()}
+                infos[g] = {"terminal_observation": last[g].copy()}
         if not batch.game_over.any():
             return
         over = np.flatnonzero(batch.game_over)
