@@ -55,8 +55,9 @@ def format_markdown(result: EvalResult) -> str:
     lines += _table(header, "lrrrrrrrr", rows)
     spreads = [s.rating.mu_spread for s in specs if s.rating is not None]
     if spreads:
-        lines += ["", f"Ratings: openskill (Plackett-Luce), the mean over {RATING_ORDERS} shuffled orders of the games, "
-                  f"which any order of the same games gives; mu's standard deviation between orders is at most {max(spreads):.2f}."]
+        lines += ["", f"Ratings: openskill (Plackett-Luce), averaged over {RATING_ORDERS} shuffled orders of the games, so the "
+                  f"same games give the same ratings in any order; between orders mu varies by a standard deviation of up to "
+                  f"{max(spreads):.2f}."]
     names = [s.name for s in specs]
     for title, key, attr in (("Bid accuracy by hand size", "cards", "by_hand_size"),
                              ("Bid accuracy by bidding position (0 = first to bid, left of the dealer)", "position",
