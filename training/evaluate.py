@@ -32,6 +32,7 @@ from wizard_env.simulate import Z_95, mean_ci  # noqa: F401 (re-exported: script
 
 if TYPE_CHECKING:
     from openskill.models import PlackettLuce
+
 #: Games ``play_games`` runs in lockstep at most (their observations take 4.5 KB each per step).
 DEFAULT_BATCH_SIZE = 4096
 #: What an evaluation keeps per game played (its record row, seat table and seed: about 1.5 kB at 4 players).
