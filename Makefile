@@ -15,8 +15,9 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) -e ".[eval]"
 	touch $@
 
+# Everything the tests exercise: training, the dev tools and OpenSpiel (the python_wizard game's tests).
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) -e ".[train,dev]"
+	$(PIP) -e ".[train,dev,openspiel]"
 	touch $@
 
 install: $(VENV)/.installed
