@@ -9,8 +9,8 @@ import pytest
 import wizard_env
 from helpers import oracle_legal, oracle_score, oracle_winner
 from wizard_env.actions import BID_OFFSET, TRUMP_OFFSET
-from wizard_env.batch import WizardBatch, shuffle_game
-from wizard_env.cards import NO_SUIT, SUITS, card_name, hand_names
+from wizard_env.batch import WizardBatch, deal_hands, shuffle_game
+from wizard_env.cards import NO_SUIT, SUITS, WIZARD, card_name, hand_names
 from wizard_env.game import CARD_OFFSET, NUM_ACTIONS, IllegalActionError, Phase, WizardGame
 from wizard_env.replay import game_record, log_record
 from wizard_env.rules import Rules
@@ -221,6 +221,21 @@ def test_observers_and_output_buffer_are_validated_and_out_is_fully_overwritten(
         batch.observe(out=np.zeros((3, 10), dtype=np.float32))
     dirty = np.full((3, batch.observe().shape[1]), 7.0, dtype=np.float32)
     np.testing.assert_array_equal(batch.observe(out=dirty), batch.observe())
+
+
+def test_deal_round_deals_the_current_round_again_from_a_deck_order_written_in():
+    batch = WizardBatch(Rules.make(4, [3, 5]), 3, seed=2, autoreset=False)
+    for _ in range(6):  # some bids and cards, so that dealing again has something to clear
+        batch.step(np.array([np.flatnonzero(m)[0] for m in batch.legal_masks()]))
+    others = {name: getattr(batch, name)[[0, 2]].copy() for name in ("hands", "bids", "phase", "played")}
+    order = np.random.default_rng(3).permutation(shuffle_game(9, 1, 4)[1][0])
+    batch.orders[1, 0] = order
+    batch.deal_round(np.array([1]))
+    hands, turned = deal_hands(order[None], np.array([3]), 4)
+    assert np.array_equal(batch.hands[1], hands[0]) and batch.trump_card[1] == turned[0]
+    assert (batch.bids[1] == -1).all() and not batch.played[1].any() and batch.trick_len[1] == 0
+    assert batch.phase[1] == (Phase.TRUMP if turned[0] == WIZARD else Phase.BID)
+    assert all(np.array_equal(getattr(batch, name)[[0, 2]], before) for name, before in others.items())
 
 
 def test_a_deal_row_depends_only_on_seed_and_round():

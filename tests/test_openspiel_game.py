@@ -14,7 +14,6 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
-from wizard_env import kernels  # noqa: E402
 from wizard_env.cards import DECK_COUNTS, DECK_SIZE, NUM_CARD_TYPES, WIZARD  # noqa: E402
 from wizard_env.game import Phase, WizardGame  # noqa: E402
 from wizard_env.observation import OBS_SIZE, is_foresight_round, observe  # noqa: E402
@@ -57,7 +56,7 @@ def reference_engine(rules: Rules, history: list[int], chance: list[bool]) -> Wi
     game = WizardGame(rules, seed=0)
     game.batch.orders[0] = orders
     game.first_dealer = first_dealer
-    kernels.start_rounds(game.batch.all_games, *game.batch._start_args)
+    game.batch.deal_round()
     return game
 
 

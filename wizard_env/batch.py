@@ -303,6 +303,11 @@ class WizardBatch:
             raise ValueError(f"{len(g)} games need {len(g)} seeds, got {len(seeds)}")
         self._new_games(g, seeds)
 
+    def deal_round(self, games: np.ndarray | None = None) -> None:
+        """Deal the current round of these games again from their deck order (``orders``), from its first bid
+        (or the dealer's trump choice): for code that sets a round's deck order itself, as the OpenSpiel game does."""
+        kernels.start_rounds(self._select(games), *self._start_args)
+
     def _select(self, games: np.ndarray | None) -> np.ndarray:
         if games is None or games is self._all:
             return self._all

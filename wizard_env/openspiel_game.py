@@ -39,7 +39,6 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from . import kernels
 from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, Phase, action_name
 from .cards import DECK_COUNTS, DECK_SIZE, NO_CARD, NO_SUIT, NUM_CARD_TYPES, card_name, hand_names, suit_name
 from .determinize import determinize, hidden_seats
@@ -228,7 +227,7 @@ class WizardOpenSpielState(pyspiel.State):
     def _clear_round(self) -> None:
         """Set the engine to this round with nothing dealt yet (the engine deals from its own order: undo that)."""
         batch = self.engine.batch
-        kernels.start_rounds(batch.all_games, *batch._start_args)  # dealer, leader, cleared bids and tricks
+        batch.deal_round()  # dealer, leader, cleared bids and tricks
         batch.hands[0] = 0
         batch.trump_card[0], batch.trump[0] = NO_CARD, NO_SUIT
         batch.phase[0], batch.current[0] = Phase.BID, batch.leader[0]
@@ -255,7 +254,7 @@ class WizardOpenSpielState(pyspiel.State):
         if len(self._dealt) == self._deal_length():
             rest = np.repeat(np.arange(NUM_CARD_TYPES), self._cards_left())  # the undealt stack, never seen
             batch.orders[0, self.engine.round_index] = np.concatenate([self._dealt, rest]).astype(np.int8)
-            kernels.start_rounds(batch.all_games, *batch._start_args)  # the engine deals the same cards
+            batch.deal_round()  # the engine deals the same cards
             self._stage = _PLAY
 
     # -- moves --------------------------------------------------------------------------------
