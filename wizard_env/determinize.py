@@ -99,7 +99,8 @@ def deal_plan(batch: WizardBatch, game: int, observer: int) -> tuple[np.ndarray,
     allowed cards first."""
     pool = np.repeat(np.arange(NUM_CARD_TYPES), unseen_cards(batch, game, observer))
     suits = CARD_SUIT[pool]
-    constrained, free = [], []
+    constrained: list[tuple[int, int, np.ndarray]] = []
+    free: list[tuple[int, int, np.ndarray]] = []
     for seat in hidden_seats(batch, game, observer):
         count = int(batch.hands[game, seat].sum())
         if count == 0:
@@ -204,7 +205,8 @@ def _redraw(batch: WizardBatch, new: WizardBatch, game: int, observer: int, rows
     deals = sample_deals(pool, plan, rng, len(rows))
     turned = int(batch.trump_card[game])
     for row, deal in zip(rows, deals):
-        cards, start, stack = pool[deal], 0, None
+        cards, start = pool[deal], 0
+        stack = np.zeros(0, dtype=np.int64)
         for seat, count, _ in plan:
             mine = cards[start:start + count]
             start += count
@@ -213,7 +215,7 @@ def _redraw(batch: WizardBatch, new: WizardBatch, game: int, observer: int, rows
             else:
                 new.hands[row, seat] = np.bincount(mine, minlength=NUM_CARD_TYPES)
         dealt = [np.repeat(np.arange(NUM_CARD_TYPES), new.hands[row, s] + new.played[row, s]) for s in range(n)]
-        order = np.concatenate(dealt + ([[turned]] if turned != NO_CARD else []) + [stack])
+        order = np.concatenate([*dealt, np.array([turned] if turned != NO_CARD else [], dtype=np.int64), stack])
         assert len(order) == DECK_SIZE and all(len(d) == size for d in dealt)
         new.orders[row, r] = order
     others = [k for k in range(batch.rules.num_rounds) if k != r]
