@@ -15,7 +15,7 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
-from .cards import DECK_SIZE, NO_CARD, NO_SUIT
+from .cards import DECK_SIZE, NO_CARD, NO_SUIT, NUM_CARD_TYPES
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 6
@@ -151,7 +151,7 @@ class Rules:
 
 
 # The rules of play are stated once, compiled, in ``kernels`` (one trick, hand or seat at a time); the
-# functions below run them on numpy arguments: a batch (leading axis) or, in the single forms, one.
+# functions below run them on Python and numpy arguments.
 
 
 def trump_from_card(card: int) -> int:
@@ -162,73 +162,43 @@ def trump_from_card(card: int) -> int:
     return int(kernels.trump_of_card(card))
 
 
-def trumps_from_cards(cards: np.ndarray) -> np.ndarray:
-    """``trump_from_card`` for an array of turned cards (NO_CARD where none was turned)."""
-    return np.array([kernels.trump_of_card(c) for c in np.asarray(cards).ravel()], dtype=np.int8).reshape(np.shape(cards))
-
-
-def suits_to_follow(tricks: np.ndarray) -> np.ndarray:
-    """Suit that must be followed in each trick (NO_SUIT if none).
+def suit_to_follow(trick: Sequence[int]) -> int:
+    """Suit that must be followed in a trick (cards in play order; NO_SUIT if none).
 
     The first non-Jester card sets it; if that card is a Wizard (or only Jesters were played),
     there is no suit to follow.
     """
-    return np.array([kernels.suit_to_follow(t) for t in _tricks(tricks)], dtype=np.int64)
-
-
-def suit_to_follow(trick: Sequence[int]) -> int:
-    """``suits_to_follow`` for one trick."""
-    return int(suits_to_follow(_one_trick(trick))[0])
-
-
-def legal_cards_batch(hands: np.ndarray, tricks: np.ndarray) -> np.ndarray:
-    """Boolean masks [k, card types] of the cards each hand (counts) may play onto its trick.
-
-    Follow suit if you can; a Wizard or a Jester may always be played instead.
-    """
-    hands, tricks = np.asarray(hands, dtype=np.int8), _tricks(tricks)
-    out = np.zeros(hands.shape, dtype=bool)
-    for hand, trick, row in zip(hands, tricks, out):
-        kernels.legal_cards_into(hand, trick, row)
-    return out
+    return int(kernels.suit_to_follow(_trick(trick)))
 
 
 def legal_cards(hand: np.ndarray, trick: Sequence[int]) -> np.ndarray:
-    """``legal_cards_batch`` for one hand."""
-    return legal_cards_batch(np.asarray(hand)[None], _one_trick(trick))[0]
+    """Boolean mask [card types] of the cards a hand (counts) may play onto a trick.
+
+    Follow suit if you can; a Wizard or a Jester may always be played instead.
+    """
+    out = np.zeros(NUM_CARD_TYPES, dtype=bool)
+    kernels.legal_cards_into(np.asarray(hand, dtype=np.int8), _trick(trick), out)
+    return out
 
 
-def trick_winners(tricks: np.ndarray, trumps: np.ndarray) -> np.ndarray:
-    """Index (in play order) of the winning card of each complete trick.
+def trick_winner(trick: Sequence[int], trump: int) -> int:
+    """Index (in play order) of the winning card of a complete trick.
 
     The first Wizard; else the highest trump; else the highest card of the suit led;
     if every card is a Jester, the first Jester.
     """
-    trumps = np.asarray(trumps).ravel()
-    return np.array([kernels.trick_winner(t, int(trump)) for t, trump in zip(_tricks(tricks), trumps)], dtype=np.int64)
+    return int(kernels.trick_winner(_trick(trick), int(trump)))
 
 
-def trick_winner(trick: Sequence[int], trump: int) -> int:
-    """``trick_winners`` for one complete trick."""
-    return int(trick_winners(_one_trick(trick), np.array([trump]))[0])
-
-
-def legal_bids_batch(hand_sizes: np.ndarray, bid_sums: np.ndarray, is_last: np.ndarray, bid_total_rule: bool) -> np.ndarray:
-    """Boolean masks [k, 0..MAX_HAND_SIZE] of the bids each bidder may make.
+def legal_bids(hand_size: int, bids_so_far: Sequence[int], is_last: bool, bid_total_rule: bool) -> np.ndarray:
+    """Boolean mask [0..MAX_HAND_SIZE] of the bids a bidder may make, given the bids made before.
 
     Any bid from 0 to the hand size; with the plus/minus-1 rule the last bidder may not make
     the total of bids equal the number of tricks.
     """
-    rows = np.broadcast_arrays(np.asarray(hand_sizes).ravel(), np.asarray(bid_sums).ravel(), np.asarray(is_last).ravel())
-    out = np.zeros((len(rows[0]), MAX_HAND_SIZE + 1), dtype=bool)
-    for size, made, last, row in zip(*rows, out):
-        kernels.legal_bids_into(int(size), int(made), bool(last), bool(bid_total_rule), row)
+    out = np.zeros(MAX_HAND_SIZE + 1, dtype=bool)
+    kernels.legal_bids_into(int(hand_size), int(sum(bids_so_far)), bool(is_last), bool(bid_total_rule), out)
     return out
-
-
-def legal_bids(hand_size: int, bids_so_far: Sequence[int], is_last: bool, bid_total_rule: bool) -> np.ndarray:
-    """``legal_bids_batch`` for one bidder, given the bids made before."""
-    return legal_bids_batch(np.array([hand_size]), np.array([sum(bids_so_far)]), np.array([is_last]), bid_total_rule)[0]
 
 
 def round_scores(bids: np.ndarray, tricks: np.ndarray) -> np.ndarray:
@@ -242,15 +212,9 @@ def round_score(bid: int, tricks: int) -> int:
     return int(kernels.round_score(int(bid), int(tricks)))
 
 
-def _tricks(tricks: np.ndarray) -> np.ndarray:
-    """Tricks as int8 rows of cards (the type the kernels are compiled for)."""
-    tricks = np.asarray(tricks)
-    return tricks.reshape(len(tricks), -1).astype(np.int8)
-
-
-def _one_trick(trick: Sequence[int]) -> np.ndarray:
-    """One trick as a batch of one (an empty trick becomes a single NO_CARD slot)."""
-    return np.array(list(trick) or [NO_CARD], dtype=np.int64)[None]
+def _trick(trick: Sequence[int]) -> np.ndarray:
+    """A trick as int8 cards, the type the kernels are compiled for (an empty trick: a single NO_CARD slot)."""
+    return np.array(list(trick) or [NO_CARD], dtype=np.int8)
 
 
 def winners(totals: Sequence[int]) -> list[int]:
