@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from wizard_env.actions import NUM_ACTIONS
 from wizard_env.batch import WizardBatch
 from wizard_env.determinize import determinize
 
 from .base import Agent
 from .ppo_agent import PRETRAINED, PPOAgent
+from .rollouts import rollout_values
 from .rule_agent import RuleAgent
 
 DEFAULT_SAMPLES = 16
@@ -99,29 +101,8 @@ class PIMCAgent(Agent):
 
     def _search(self, batch: WizardBatch, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The best action of each game: mean round score of its acting seat over the samples, per legal action."""
-        s = self.samples
         seats = batch.current[games].astype(np.int64)
-        legal = [np.flatnonzero(m) for m in masks]
-        counts = np.array([len(a) for a in legal])
-        worlds = determinize(batch, games, seats, self.rng, s)  # game i's samples: rows i*s .. i*s + s - 1
-        copies = worlds.copy_games(None, np.repeat(counts, s))  # each sample once per legal action, in a row
-        copies.step(np.concatenate([np.tile(a, s) for a in legal]))
-        scores = self._play_round(copies, np.repeat(seats, counts * s))
-        best, start = np.empty(len(games), dtype=np.int64), 0
-        for i, actions in enumerate(legal):
-            mean = scores[start:start + s * len(actions)].reshape(s, len(actions)).mean(axis=0)
-            best[i] = actions[int(np.argmax(mean))]
-            start += s * len(actions)
-        return best
-
-    def _play_round(self, copies: WizardBatch, seats: np.ndarray) -> np.ndarray:
-        """Play every copy to the end of its round with the rollout policy; return the round score of ``seats``."""
-        scores = np.zeros(copies.batch_size, dtype=np.float64)
-        done = copies.round_over.copy()  # the searched action itself may end the round
-        scores[done] = copies.round_scores[done, seats[done]]
-        while (live := np.flatnonzero(~done)).size:
-            copies.step(self.policy.act_batch(copies.observe(live), copies.legal_masks(live)), live)
-            ended = live[copies.round_over[live]]
-            scores[ended] = copies.round_scores[ended, seats[ended]]
-            done[ended] = True
-        return scores
+        worlds = determinize(batch, games, seats, self.rng, self.samples)  # game i's samples: rows i*s .. i*s + s - 1
+        values = rollout_values(worlds, worlds.all_games, self.policy).reshape(len(games), self.samples, NUM_ACTIONS)
+        mean = values.astype(np.float64).mean(axis=1)  # a sample's legal actions are the game's: NaN elsewhere
+        return np.where(masks != 0, mean, -np.inf).argmax(axis=1)  # ties: the lowest action id

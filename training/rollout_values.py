@@ -2,8 +2,8 @@
 
 PPO's credit for a single card is a round score that hinges on dozens of other cards, and with a
 critic that cannot explain a round the advantage of one card is mostly noise (see the model card).
-Here every legal action of a decision is tried instead: on copies of the game
-(``WizardBatch.copy_games``), each action is applied and the rest of the round is played out by a
+Here every legal action of a decision is tried instead (``agents.rollouts.rollout_values``): on copies
+of the game (``WizardBatch.copy_games``), each action is applied and the rest of the round is played out by a
 rollout policy (RuleAgent by default) at every seat; the acting seat's score for the round is that
 action's value *in that deal*. All actions of a decision share the deal, so their differences are
 free of the deal's luck.
@@ -25,6 +25,7 @@ import numpy as np
 from wizard_env.agents.base import Agent
 from wizard_env.agents.checkpoint import weight_names
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
+from wizard_env.agents.rollouts import rollout_values
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.actions import NUM_ACTIONS, Phase
 from wizard_env.observation import SLICES
@@ -33,28 +34,6 @@ from wizard_env.rules import Rules
 
 if TYPE_CHECKING:
     import torch
-
-
-def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.ndarray:
-    """float32 [k, NUM_ACTIONS]: the acting seat's round score after each legal action of each game
-    (the round played out by ``rollout`` at every seat); NaN for illegal actions."""
-    masks = batch.legal_masks(games)
-    rows, actions = np.nonzero(masks)
-    seats = batch.current[games][rows]
-    sim = batch.copy_games(games, masks.sum(axis=1))
-    scores = np.full(len(rows), np.nan, dtype=np.float32)
-    live = sim.all_games
-    sim.apply(live, actions.astype(np.int64))
-    while True:
-        ended = live[sim.round_over[live]]
-        scores[ended] = sim.round_scores[ended, seats[ended]]
-        live = live[~sim.round_over[live]]
-        if not live.size:
-            break
-        sim.apply(live, rollout.act_batch(sim.observe(live), sim.legal_masks(live)))
-    values = np.full((len(games), NUM_ACTIONS), np.nan, dtype=np.float32)
-    values[rows, actions] = scores
-    return values
 
 
 @dataclass

@@ -1,0 +1,38 @@
+"""Rollouts: the value of every legal action of a decision, on copies of the games (no RL imports).
+
+Each legal action is applied on its own copy of the game (``WizardBatch.copy_games``, every copy of
+every game stepped in lockstep) and the rest of the round is played out by a rollout agent at every
+seat; the acting seat's round score is that action's value in that deal. ``pimc`` averages these
+values over determinized deals to choose, and ``wizard train-values`` fits a network to them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wizard_env.actions import NUM_ACTIONS
+from wizard_env.batch import WizardBatch
+
+from .base import Agent
+
+
+def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.ndarray:
+    """float32 [k, NUM_ACTIONS]: the acting seat's round score after each legal action of each game
+    (the round played out by ``rollout`` at every seat); NaN for illegal actions."""
+    masks = batch.legal_masks(games)
+    rows, actions = np.nonzero(masks)
+    seats = batch.current[games][rows]
+    sim = batch.copy_games(games, masks.sum(axis=1))
+    scores = np.full(len(rows), np.nan, dtype=np.float32)
+    live = sim.all_games
+    sim.apply(live, actions.astype(np.int64))
+    while True:
+        ended = live[sim.round_over[live]]
+        scores[ended] = sim.round_scores[ended, seats[ended]]
+        live = live[~sim.round_over[live]]
+        if not live.size:
+            break
+        sim.apply(live, rollout.act_batch(sim.observe(live), sim.legal_masks(live)))
+    values = np.full((len(games), NUM_ACTIONS), np.nan, dtype=np.float32)
+    values[rows, actions] = scores
+    return values
