@@ -213,20 +213,21 @@ class WizardBatch:
         ``out``: an array of that shape to overwrite instead of allocating a new one.
         """
         g = self._select(games)
-        if observers is None:
-            observers = self.current[g]
-        else:
-            observers = np.asarray(observers)
-            if (
-                observers.shape != g.shape
-                or not np.issubdtype(observers.dtype, np.integer)
-                or (observers.size and (observers.min() < 0 or observers.max() >= self.num_players))
-            ):
-                raise ValueError(f"observers must be {len(g)} seats in 0..{self.num_players - 1}, not {observers!r}")
-            observers = observers.astype(np.int8)  # the type the encoder is compiled for, as ``current``
+        observers = self.current[g] if observers is None else self.check_observers(g, observers)
         if out is not None and (out.shape != (len(g), OBS_SIZE) or out.dtype != np.float32):
             raise ValueError(f"out must be a float32 array of shape {(len(g), OBS_SIZE)}, not {out.dtype} {out.shape}")
         return encode(self, g, observers, out)
+
+    def check_observers(self, games: np.ndarray, observers: object) -> np.ndarray:
+        """``observers`` as int8 seats, one per game of ``games`` (checked by ``_select``), or ValueError."""
+        seats = np.asarray(observers)
+        if (
+            seats.shape != games.shape
+            or not np.issubdtype(seats.dtype, np.integer)
+            or (seats.size and (seats.min() < 0 or seats.max() >= self.num_players))
+        ):
+            raise ValueError(f"observers must be {len(games)} seats in 0..{self.num_players - 1}, not {observers!r}")
+        return seats.astype(np.int8)  # the type the encoder is compiled for, as ``current``
 
     def copy_games(self, games: np.ndarray | None = None, repeats: int | np.ndarray = 1) -> "WizardBatch":
         """A new batch holding copies of these games, each ``repeats`` times in a row (for rollouts).

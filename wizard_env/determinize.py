@@ -33,7 +33,8 @@ import math
 import numpy as np
 
 from .batch import OVER, WizardBatch
-from .cards import CARD_SUIT, DECK, DECK_COUNTS, DECK_SIZE, NO_CARD, NUM_CARD_TYPES
+from .cards import CARD_SUIT, DECK, DECK_SIZE, NO_CARD, NUM_CARD_TYPES
+from .observation import SLICES
 
 #: ``game_seed`` of a determinized game: no seed deals its cards.
 NO_SEED = -1
@@ -50,15 +51,8 @@ def determinize(batch: WizardBatch, games, observers, rng: np.random.Generator, 
         raise ValueError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
     if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise ValueError(f"samples must be a positive integer, not {samples!r}")
-    g = np.asarray(games)
-    observers = np.asarray(observers)
-    if g.ndim != 1 or not (np.issubdtype(g.dtype, np.integer) or g.size == 0):
-        raise ValueError(f"games must be a 1-D array of game indices, not {games!r}")
-    if (observers.shape != g.shape or not (np.issubdtype(observers.dtype, np.integer) or observers.size == 0)
-            or (observers.size and (observers.min() < 0 or observers.max() >= batch.num_players))):
-        raise ValueError(f"observers must be {len(g)} seats in 0..{batch.num_players - 1}, not {observers!r}")
-    if g.size and (g.min() < 0 or g.max() >= batch.batch_size):
-        raise ValueError(f"game index out of range 0..{batch.batch_size - 1}: {games!r}")
+    g = batch._select(np.asarray(games))  # the engine's own checks of game indices and seats
+    observers = batch.check_observers(g, observers)
     over = g[batch.phase[g] == OVER] if g.size else g
     if over.size:
         raise ValueError(f"game {int(over[0])} is over: a finished game has nothing hidden to determinize")
@@ -84,13 +78,10 @@ def hidden_seats(batch: WizardBatch, game: int, observer: int) -> list[int]:
 
 
 def unseen_cards(batch: WizardBatch, game: int, observer: int) -> np.ndarray:
-    """Counts [card types] of the cards ``observer`` has not seen: in hidden hands or the undealt stack."""
-    seen = [s for s in range(batch.num_players) if s not in hidden_seats(batch, game, observer)]
-    counts = DECK_COUNTS.astype(np.int64) - batch.played[game].sum(axis=0) - batch.hands[game, seen].sum(axis=0)
-    turned = int(batch.trump_card[game])
-    if turned != NO_CARD:
-        counts[turned] -= 1
-    return counts
+    """Counts [card types] of the cards ``observer`` has not seen: in hidden hands or the undealt stack
+    (the observation's ``unseen`` field)."""
+    observation = batch.observe(np.array([game]), np.array([observer]))[0]
+    return np.rint(observation[SLICES["unseen"]]).astype(np.int64)
 
 
 def deal_plan(batch: WizardBatch, game: int, observer: int) -> tuple[np.ndarray, list[tuple[int, int, np.ndarray]]]:
