@@ -15,7 +15,7 @@ import numpy as np
 from . import kernels
 from .actions import Phase
 from .cards import DECK_COUNTS, NUM_CARD_TYPES, NUM_SUITS
-from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, MADE_BID_BONUS, PENALTY_PER_TRICK_OFF, POINTS_PER_TRICK
+from .rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 
 ROUND_SCALE = 1 / MAX_HAND_SIZE
 SCORE_SCALE = 1 / 100
@@ -108,9 +108,7 @@ def observation_bounds(rules) -> tuple[np.ndarray, np.ndarray]:
     high = np.concatenate([np.broadcast_to(np.asarray(f.high, dtype=np.float64), f.shape).ravel() for f in FIELDS])
     low = np.zeros(OBS_SIZE)
     high[SLICES["round"]] = high[SLICES["num_rounds"]] = rules.num_rounds
-    sizes = np.asarray(rules.hand_sizes, dtype=np.float64)
-    low[SLICES["scores"]] = -PENALTY_PER_TRICK_OFF * sizes.sum()
-    high[SLICES["scores"]] = (MADE_BID_BONUS + POINTS_PER_TRICK * sizes).sum()
+    low[SLICES["scores"]], high[SLICES["scores"]] = rules.total_range
     scale = np.concatenate([np.full(f.size, f.scale) for f in FIELDS])  # in float64, as the encoder scales
     return (low * scale).astype(np.float32), (high * scale).astype(np.float32)
 

@@ -45,7 +45,7 @@ from .determinize import determinize, hidden_seats
 from .game import WizardGame
 from .observation import FIELDS, OBS_SIZE, SLICES, decode, observe
 from .render import render_text
-from .rules import MADE_BID_BONUS, MAX_PLAYERS, MIN_PLAYERS, PENALTY_PER_TRICK_OFF, POINTS_PER_TRICK, Rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 SHORT_NAME = "python_wizard"
 #: Game parameters and their defaults (the types OpenSpiel checks against).
@@ -95,8 +95,8 @@ def _game_info(rules: Rules) -> pyspiel.GameInfo:
         num_distinct_actions=NUM_ACTIONS,
         max_chance_outcomes=max(NUM_CARD_TYPES, n),
         num_players=n,
-        min_utility=float(-PENALTY_PER_TRICK_OFF * sizes.sum()),
-        max_utility=float((MADE_BID_BONUS + POINTS_PER_TRICK * sizes).sum()),
+        min_utility=float(rules.total_range[0]),
+        max_utility=float(rules.total_range[1]),
         utility_sum=None,
         max_game_length=int((1 + n + n * sizes).sum()),  # decisions: a trump choice, n bids, n * size cards a round
     )

@@ -135,6 +135,12 @@ class Rules:
         """Number of rounds in a game."""
         return len(self.hand_sizes)
 
+    @property
+    def total_range(self) -> tuple[int, int]:
+        """The lowest and highest total a player can end a game with: every bid missed by every trick, or every bid met."""
+        sizes = np.asarray(self.hand_sizes, dtype=np.int64)
+        return -PENALTY_PER_TRICK_OFF * int(sizes.sum()), int((MADE_BID_BONUS + POINTS_PER_TRICK * sizes).sum())
+
     def to_dict(self) -> dict:
         """The rules as written in a replay's ``rules`` field."""
         return {
