@@ -221,8 +221,7 @@ class WizardOpenSpielState(pyspiel.State):
 
     def _sees_hand(self, player: int, seat: int) -> bool:
         """Whether ``player`` sees ``seat``'s cards this round (in a foresight round, the others' and not their own)."""
-        foresight = self.rules.foresight and self.engine.hand_size == 1
-        return (seat != player) if foresight else (seat == player)
+        return seat not in hidden_seats(self.engine.batch, 0, player)
 
     def _clear_round(self) -> None:
         """Set the engine to this round with nothing dealt yet (the engine deals from its own order: undo that)."""
