@@ -109,8 +109,9 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: type) -
 def check_checkpoint(config: Mapping, weights: Mapping[str, np.ndarray]) -> None:
     """ValueError naming the first config entry or weight that is not what the config describes."""
     hidden = check_hidden(config.get("hidden", []))
-    if "advice" in config and not isinstance(config["advice"], bool):
-        raise ValueError(f"config entry 'advice' must be true or false, not {short_repr(config['advice'])}")
+    for key in ("advice", "features"):
+        if key in config and not isinstance(config[key], bool):
+            raise ValueError(f"config entry {key!r} must be true or false, not {short_repr(config[key])}")
     for key in ("num_timesteps", "obs_size"):
         if key in config and (type(config[key]) is not int or config[key] < 0):
             raise ValueError(f"config entry {key!r} must be a non-negative integer, not {short_repr(config[key])}")

@@ -44,6 +44,7 @@ from wizard_env.rules import MIN_PLAYERS
 from .base import Agent, check_batch
 from .checkpoint import check_checkpoint, read_archive, trained_players
 from .rule_agent import RuleAgent
+from .rule_features import FEATURES, action_features
 
 FORMAT = "wizard-ppo/1"
 #: The phases each ``learn`` mode decides with the network; RuleAgent decides the others.
@@ -175,9 +176,11 @@ class PPOAgent(Agent):
         self.learn, self.play = learn, play
         self.columns = observation_columns(config, source)
         self.advice = bool(config.get("advice", False))
+        #: Whether the network reads RuleAgent's numbers for every action too (``rule_features``), after the advice.
+        self.features = bool(config.get("features", False))
         #: The advice bonus of each phase (``Phase`` order).
         self.phase_bonus = phase_bonus(config.get("advice_bonus", 0.0), self.advice, source)
-        width = (OBS_SIZE if self.columns is None else len(self.columns)) + NUM_ACTIONS * self.advice
+        width = (OBS_SIZE if self.columns is None else len(self.columns)) + NUM_ACTIONS * (self.advice + FEATURES * self.features)
         self.layers = actor_layers(config, weights, source, width)
         self.activation = ACTIVATIONS[activation]
         self.learned = np.zeros(len(Phase), dtype=bool)
@@ -197,14 +200,15 @@ class PPOAgent(Agent):
         """The policy's unmasked logits [k, NUM_ACTIONS] for observations [k, OBS_SIZE] (``masks``: needed with advice)."""
         x = np.asarray(observations, dtype=np.float32)
         bonus = self.phase_bonus[x[:, SLICES["phase"]].argmax(axis=1)][:, None] if self.phase_bonus.any() else None
-        if self.advice:
+        if self.advice or self.features:
             if masks is None:
                 raise ValueError("this policy takes RuleAgent's advice, which needs the action masks")
             hint = advice_features(self.rule, x, masks)
+            extra = [hint] * self.advice + [action_features(x, masks)] * self.features
         if self.columns is not None:
             x = x[:, self.columns]
-        if self.advice:
-            x = np.concatenate([x, hint], axis=1)
+        if self.advice or self.features:
+            x = np.concatenate([x, *extra], axis=1)
         for w, b in self.layers[:-1]:
             x = self.activation(x @ w.T + b)
         w, b = self.layers[-1]

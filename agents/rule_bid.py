@@ -76,21 +76,35 @@ def choose_trump(v: View) -> int:
 
 
 @numba.njit(cache=True)
-def best_bid(chances: np.ndarray, legal: np.ndarray) -> int:
-    """Legal bid (``legal`` [21]) with the best expected score when each card wins independently with its chance."""
+def trick_distribution(chances: np.ndarray) -> np.ndarray:
+    """[len(chances) + 1]: the chance of taking each number of tricks when each card wins independently with its chance."""
     m = len(chances)
-    dist = np.zeros(m + 1)  # distribution of the number of tricks taken
+    dist = np.zeros(m + 1)
     dist[0] = 1.0
     for j in range(m):
         p = chances[j]
         for tricks in range(j + 1, 0, -1):
             dist[tricks] = dist[tricks] * (1 - p) + dist[tricks - 1] * p
         dist[0] = dist[0] * (1 - p)
+    return dist
+
+
+@numba.njit(cache=True)
+def expected_score(dist: np.ndarray, bid: int) -> float:
+    """The expected round score of ``bid`` when the tricks taken follow ``dist`` (``trick_distribution``)."""
+    expected = 0.0
+    for tricks in range(len(dist)):  # trick by trick, as always summed: equal scores stay equal to the bit
+        expected += dist[tricks] * _SCORES[tricks, bid]
+    return expected
+
+
+@numba.njit(cache=True)
+def best_bid(chances: np.ndarray, legal: np.ndarray) -> int:
+    """Legal bid (``legal`` [21]) with the best expected score when each card wins independently with its chance."""
+    dist = trick_distribution(chances)
     best, top = 0, -np.inf
     for bid in range(MAX_HAND_SIZE + 1):
-        expected = 0.0
-        for tricks in range(m + 1):  # trick by trick, as always summed: equal scores stay equal to the bit
-            expected += dist[tricks] * _SCORES[tricks, bid]
+        expected = expected_score(dist, bid)
         if legal[bid] and expected > top:
             best, top = bid, expected
     return best
