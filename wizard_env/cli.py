@@ -1,8 +1,9 @@
-"""The ``wizard`` command: simulate games between agents, show replay files, or play a seat yourself.
+"""The ``wizard`` command: simulate games between agents, show replay files, play a seat yourself, serve the web table.
 
     wizard simulate --players 4 --agents rule,rule,rule,random --games 200 --seed 0 --replay games.jsonl
     wizard replay games.jsonl --game 2
-    wizard play --players 3 --opponents rule --rounds 5
+    wizard play --players 3 --opponents rule --rounds 5 --replay my-game.jsonl
+    wizard serve --replays replays   (needs the web extra)
 
 Exit status: 0 on success; 2 after one ``wizard: error: ...`` line on stderr for bad arguments,
 impossible configurations or unreadable replay files (every option is checked before any work starts,
@@ -35,7 +36,9 @@ from .cards import SUITS, card_name, parse_card
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
 from .observation import is_foresight_round, observe
 from .render import render_text
-from .replay import ReplayError, ReplayWriter, describe_rules, format_game, game_record, parse_line, replay_game, replay_lines
+from .files import check_writable
+from .replay import (ReplayError, ReplayWriter, describe_rules, format_game, game_record, parse_line, replay_game, replay_lines,
+                     write_replays)
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Rules, winners
 from .simulate import SeatSummary, play_game, summarise
 
@@ -47,13 +50,15 @@ MAX_MESSAGE = 500
 #: What ``simulate`` keeps per game until the summary (its seed and scores; measured: about 550 bytes).
 SIMULATE_BYTES_PER_GAME = 1000
 ABANDONED = 1
+#: The person's name in the seats of a replay that ``play --replay`` saves.
+HUMAN = "human"
 TERMINATED = 128 + signal.SIGTERM
 
 
 #: Subcommands that live in their own modules. Each module defines ``HELP``, ``DESCRIPTION``,
 #: ``add_arguments(parser)`` (the variant flags are already added) and ``run(args) -> int``.
 COMMAND_MODULES: dict[str, str] = {"eval": "wizard_env.training.evaluate", "bench": "wizard_env.bench", "train": "wizard_env.training.train",
-                                   "train-values": "wizard_env.training.train_values"}
+                                   "train-values": "wizard_env.training.train_values", "serve": "wizard_env.web.serve"}
 
 
 class UsageError(Exception):
@@ -340,16 +345,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat counts from 0: {n} players sit in seats 0 to {n - 1}, not {args.seat}")
     opponents = iter(seat_specs(args.opponents, n - 1, "--opponents"))
+    if args.replay:
+        check_writable(args.replay)  # before the game: a person's game is not lost to a bad path at its end
     seed = secrets.randbelow(MAX_GAME_SEED) if args.seed is None else args.seed
     _, agent_seeds = derive_seeds(seed, 0, n)
-    agents, names = {}, []
+    agents, names, specs = {}, [], []
     for s in range(n):
         if s == args.seat:
             names.append(f"you (seat {s})")
+            specs.append(HUMAN)
         else:
             spec = next(opponents)
             agents[s] = make_agent(spec, agent_seeds[s])
             names.append(f"{spec} (seat {s})")
+            specs.append(spec)
     game = WizardGame(rules, seed, record=True)
     print(f"Wizard: {describe_rules(rules)}; game seed {seed}.")
     print("Seats go round to the left; D marks the dealer, > the player to act. Type quit to stop.")
@@ -374,12 +383,16 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"wizard: game abandoned (seed {seed})", file=sys.stderr)
         return ABANDONED
     totals = game.totals.tolist()
+    if args.replay:
+        write_replays(args.replay, [game_record(game, specs)])
     print("\nGame over. Final totals: " + ", ".join(f"{names[s]} {totals[s]}" for s in range(n)))
     best = winners(totals)
     if args.seat in best:
         print("You win!" if len(best) == 1 else "You share the win.")
     else:
         print("Winner: " + ", ".join(names[s] for s in best))
+    if args.replay:
+        print(f"replay: the game is saved to {args.replay}")
     return 0
 
 
@@ -433,6 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"one agent for every other seat, or one per other seat (known: {known}; default rule)")
     play.add_argument("--seat", type=options.int_type, default=0, metavar="K", help="your seat, counting from 0 (default 0)")
     play.add_argument("--seed", type=options.seed_type, default=None, metavar="S", help="game seed (default: a random one, printed)")
+    play.add_argument("--replay", type=options.path_type, metavar="FILE",
+                      help="save the finished game as a replay (wizard-replay/1) to FILE, for 'wizard replay' and the web viewer")
     play.set_defaults(run=cmd_play)
 
     for name, module in COMMAND_MODULES.items():
