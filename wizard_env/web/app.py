@@ -1,0 +1,171 @@
+"""The web table's HTTP app (Starlette): two pages, their static files and a small JSON API.
+
+=====================================  ==========================================================
+route                                  what it does
+=====================================  ==========================================================
+``GET /``                              the play page
+``GET /viewer``                        the replay viewer (``?file=NAME&game=K`` opens a file)
+``GET /api/config``                    the agents offered, the play page's defaults, the upload limit
+``GET /api/replays``                   the replay folder's files, newest first
+``GET /api/replays/{name}?game=K``     game K of a file of the folder, validated and re-played
+``POST /api/upload?game=K``            the same for an uploaded file (the body is the file)
+``POST /api/tables``                   a new game (JSON settings); the agents move until you act
+``GET /api/tables/{id}``               your view of a game
+``POST /api/tables/{id}/move``         your move: ``{"seat", "move", "action"}``; the agents answer
+=====================================  ==========================================================
+
+Every refused request is a 4xx answer with a JSON body ``{"error": "..."}`` and changes nothing; an
+unexpected error is a 500 with one line, and the server goes on. Work on games runs in worker threads.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .library import MAX_UPLOAD_BYTES, ReplayFolder, read_upload
+from .tables import OFFERED_AGENTS, RequestError, Tables
+
+STATIC = Path(__file__).parent / "static"
+#: The largest JSON body the API reads (settings or a move are a few hundred bytes).
+MAX_JSON_BYTES = 64 << 10
+#: Hosts a loopback server answers to: a page elsewhere that rebinds its name to 127.0.0.1 is refused.
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
+#: Sent with every page: scripts, styles and images from this server only, nothing fetched from elsewhere.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=SECURITY_HEADERS)
+
+
+def _api(handler: Callable[[Request], Awaitable[Any]]) -> Handler:
+    """A JSON endpoint: its result as JSON, a RequestError as its status with the message, anything else a 500."""
+
+    @functools.wraps(handler)
+    async def endpoint(request: Request) -> Response:
+        try:
+            return JSONResponse(await handler(request), headers=SECURITY_HEADERS)
+        except RequestError as err:
+            return _error(str(err), err.status)
+        except Exception as err:  # a bug: one line for the page, and the server keeps running
+            return _error(f"internal error ({type(err).__name__}: {str(err)[:200]})", 500)
+
+    return endpoint
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request body, read up to ``limit`` bytes (RequestError 413 past it, before reading it all)."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > limit:
+        raise RequestError(f"the request is {int(length):,} bytes; at most {limit:,} are read", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RequestError(f"the request is over {limit:,} bytes; at most {limit:,} are read", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _json(request: Request) -> Any:
+    """The JSON body (RequestError 415 for another content type: a form of another site cannot send it)."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise RequestError("send the body as JSON, with Content-Type: application/json", 415)
+    data = await _body(request, MAX_JSON_BYTES)
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise RequestError("the body is not valid JSON") from None
+
+
+def _game(request: Request) -> int:
+    text = request.query_params.get("game", "1")
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        raise RequestError(f"game must be a number from 1, not {text[:20]!r}")
+    return int(text)
+
+
+def create_app(replay_dir: str | os.PathLike, defaults: dict | None = None, hosts: list[str] | None = None,
+               max_tables: int | None = None) -> Starlette:
+    """The app serving the pages and the API over ``replay_dir``; ``defaults`` pre-fill the play page's settings;
+    ``hosts`` are the Host names answered (None: any)."""
+    folder = ReplayFolder(replay_dir)
+    tables = Tables(replay_dir) if max_tables is None else Tables(replay_dir, max_tables)
+    settings = dict(defaults or {})
+
+    def page(name: str) -> Handler:
+        async def serve(request: Request) -> Response:
+            return FileResponse(STATIC / name, headers={**SECURITY_HEADERS, "Cache-Control": "no-cache"})
+
+        return serve
+
+    @_api
+    async def config(request: Request) -> Any:
+        return {"agents": list(OFFERED_AGENTS), "defaults": settings, "max_upload_bytes": MAX_UPLOAD_BYTES}
+
+    @_api
+    async def replays(request: Request) -> Any:
+        return {"files": await run_in_threadpool(folder.listing)}
+
+    @_api
+    async def replay_file(request: Request) -> Any:
+        return await run_in_threadpool(folder.read, request.path_params["name"], _game(request))
+
+    @_api
+    async def upload(request: Request) -> Any:
+        game = _game(request)
+        data = await _body(request, MAX_UPLOAD_BYTES)
+        return await run_in_threadpool(read_upload, data, game, request.query_params.get("name", "upload"))
+
+    @_api
+    async def new_table(request: Request) -> Any:
+        return await run_in_threadpool(tables.create, await _json(request))
+
+    @_api
+    async def table_view(request: Request) -> Any:
+        return await run_in_threadpool(tables.view, request.path_params["table"])
+
+    @_api
+    async def move(request: Request) -> Any:
+        body = await _json(request)
+        return await run_in_threadpool(tables.move, request.path_params["table"], body)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 404)
+        return _error(f"{request.method} {request.url.path[:100]}: {getattr(exc, 'detail', 'not found')}", status)
+
+    routes = [
+        Route("/", page("play.html")),
+        Route("/viewer", page("viewer.html")),
+        Route("/api/config", config),
+        Route("/api/replays", replays),
+        Route("/api/replays/{name}", replay_file),
+        Route("/api/upload", upload, methods=["POST"]),
+        Route("/api/tables", new_table, methods=["POST"]),
+        Route("/api/tables/{table}", table_view),
+        Route("/api/tables/{table}/move", move, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: not_found, 405: not_found})
+    app.state.tables = tables
+    return app

@@ -1,0 +1,91 @@
+"""``wizard serve``: the web table (replay viewer and play page) on a local address.
+
+This module is imported to build the ``wizard`` parser, so it imports no web package itself: the app
+(``wizard_env.web.app``, needing the ``web`` extra) is loaded when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import socket
+import sys
+
+from .. import options
+from ..extras import require_extra
+
+HELP = "a local web page to watch replays and play against the agents"
+DESCRIPTION = (
+    "Serve the web table: a replay viewer for wizard-replay/1 files (uploaded, or from --replays) and a play "
+    "page where you play one seat against agents in the browser. Finished games are saved in --replays and "
+    "open in the viewer. The variant options pre-fill the play page. Needs the web extra."
+)
+#: The packages (import names) of the ``web`` extra.
+WEB_PACKAGES = ("starlette", "uvicorn")
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``wizard serve`` (the variant options are already added)."""
+    parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR",
+                        help=f"address to listen on (default {DEFAULT_HOST}: this machine only)")
+    parser.add_argument("--port", type=options.int_type, default=DEFAULT_PORT, metavar="P",
+                        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--replays", type=options.path_type, default="replays", metavar="DIR",
+                        help="folder the viewer lists and the play page saves finished games in (default ./replays)")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost`` or a loopback address)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def play_defaults(args: argparse.Namespace) -> dict:
+    """The play page's default settings from the variant options."""
+    return {"players": args.players, "rounds": args.rounds, "bidding": args.bidding,
+            "bid_total_rule": args.bid_total_rule, "foresight": args.foresight}
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on (host, port) (OSError naming the address when it is taken or not this machine's)."""
+    options.check_range("--port", port, 0, 65535)
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        return socket.create_server((host, port), family=family)
+    except socket.gaierror as err:
+        raise ValueError(f"--host {host!r}: not an address of this machine ({err.strerror})") from None
+    except OSError as err:
+        raise OSError(err.errno, f"cannot listen on {host}:{port}: {err.strerror}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options and the extra, bind the address, serve until Ctrl-C."""
+    require_extra("web", WEB_PACKAGES, "wizard serve")
+    from ..cli import make_rules
+    from ..files import check_writable
+
+    make_rules(args)  # the defaults the play page offers must make a game
+    check_writable(args.replays, folder=True)
+    sock = bind(args.host, args.port)
+    import uvicorn
+
+    from .app import LOOPBACK_HOSTS, create_app
+
+    loopback = is_loopback(args.host)
+    app = create_app(args.replays, play_defaults(args), hosts=LOOPBACK_HOSTS if loopback else None)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"Wizard table: http://{shown}:{port}/ (play)  http://{shown}:{port}/viewer (replays in {args.replays}); Ctrl-C stops")
+    if not loopback:
+        print(f"wizard: warning: listening on {args.host}: anyone who can reach it can play and read the replay folder",
+              file=sys.stderr)
+    sys.stdout.flush()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server.run(sockets=[sock])
+    return 0
