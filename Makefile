@@ -15,9 +15,10 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) -e ".[eval]"
 	touch $@
 
-# Everything the tests exercise: training, the dev tools and OpenSpiel (the python_wizard game's tests).
+# Everything the tests exercise: training, the dev tools, OpenSpiel (the python_wizard game's tests) and the
+# libraries of examples/ (tests/test_adapters.py).
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) -e ".[train,dev,openspiel]"
+	$(PIP) -e ".[train,dev,openspiel,adapters]"
 	touch $@
 
 install: $(VENV)/.installed
