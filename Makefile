@@ -16,9 +16,9 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 # Everything the tests exercise: training, the dev tools, OpenSpiel (the python_wizard game's tests) and the
-# libraries of examples/ (tests/test_adapters.py).
+# libraries of examples/ (tests/test_adapters.py), the web table (wizard serve) and the rgb_array render mode.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) -e ".[train,dev,openspiel,adapters]"
+	$(PIP) -e ".[train,dev,openspiel,adapters,web,render]"
 	touch $@
 
 install: $(VENV)/.installed
