@@ -119,9 +119,15 @@ def _int_field(body: dict, name: str, default: int) -> int:
     return value
 
 
-def _trick_dict(trick: dict) -> dict:
-    return {"leader": trick["leader"], "plays": [{"seat": p["seat"], "card": p["card"]} for p in trick["plays"]],
-            "winner": trick["winner"]}
+def _last_trick(log: list[dict]) -> dict | None:
+    """The last completed trick of the game so far, with its round (from 1): the page shows it until the next card."""
+    for rnd in reversed(log):
+        done = [t for t in rnd["tricks"] if t["winner"] is not None]
+        if done:
+            trick = done[-1]
+            return {"round": rnd["round"], "leader": trick["leader"], "winner": trick["winner"],
+                    "plays": [{"seat": p["seat"], "card": p["card"]} for p in trick["plays"]]}
+    return None
 
 
 def _legal_choices(game: WizardGame, foresight: bool) -> list[dict]:
@@ -144,7 +150,6 @@ def seat_view(game: WizardGame, seat: int, names: Sequence[str], move: int) -> d
     """What ``seat`` may know of the table now, as JSON-ready data (the play page draws only this)."""
     n, rnd = game.num_players, game.round_index
     over = game.is_over
-    log = game.log[rnd] if game.log else None
     foresight = not over and is_foresight_round(game)
     played_this_trick = set(game.trick_seats)
     players = []
@@ -166,8 +171,6 @@ def seat_view(game: WizardGame, seat: int, names: Sequence[str], move: int) -> d
     if game.trick_cards:
         trick = {"leader": game.leader, "plays": [{"seat": s, "card": card_name(c)} for s, c in zip(game.trick_seats, game.trick_cards)],
                  "winner": None}
-    tricks = log["tricks"] if log else []
-    done = [t for t in tricks if t["winner"] is not None]
     rounds = [{"round": r["round"], "scores": list(r["scores"]), "totals": list(r["totals"]),
                "bids": [b["bid"] for b in sorted(r["bids"], key=lambda b: b["seat"])], "tricks_won": list(r["tricks_won"])}
               for r in game.log if "totals" in r]
@@ -187,7 +190,7 @@ def seat_view(game: WizardGame, seat: int, names: Sequence[str], move: int) -> d
         "foresight": foresight,
         "players": players,
         "trick": trick,
-        "last_trick": _trick_dict(done[-1]) if done else None,
+        "last_trick": _last_trick(game.log),
         "rounds": rounds,
         "legal": _legal_choices(game, foresight) if acting else [],
     }
@@ -223,7 +226,8 @@ class Table:
 
     def view(self) -> dict:
         """The person's view now, with the table's id and, once saved, its replay file's name."""
-        return {"id": self.id, "replay": self.replay, **seat_view(self.game, self.settings.seat, self.names, self.moves)}
+        return {"id": self.id, "seed": self.settings.seed, "replay": self.replay,
+                **seat_view(self.game, self.settings.seat, self.names, self.moves)}
 
     def _agent_action(self, seat: int) -> int:
         agent = self.agents[seat]
