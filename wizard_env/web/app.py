@@ -158,7 +158,7 @@ def create_app(replay_dir: str | os.PathLike, defaults: dict | None = None, host
         Route("/viewer", page("viewer.html")),
         Route("/api/config", config),
         Route("/api/replays", replays),
-        Route("/api/replays/{name}", replay_file),
+        Route("/api/replays/{name:path}", replay_file),
         Route("/api/upload", upload, methods=["POST"]),
         Route("/api/tables", new_table, methods=["POST"]),
         Route("/api/tables/{table}", table_view),
