@@ -53,7 +53,8 @@ HELP = "train a MaskablePPO agent against RuleAgent, self-play snapshots and Ran
 DESCRIPTION = (
     "Clone RuleAgent's decisions, then improve on them with MaskablePPO in batched games against an "
     "opponent pool. Writes config.json, TensorBoard logs, checkpoints, and a learning curve of duplicate "
-    "evaluations against RuleAgent (curve.csv, curve.png) into --out."
+    "evaluations against RuleAgent (curve.csv, curve.png) into --out. With --backend rllib: self-play "
+    "PPO with one shared policy for every seat on Ray RLlib (wizard_env.training.rllib_train)."
 )
 
 
@@ -507,6 +508,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pool", default=",".join(f"{k}={v}" for k, v in d.pool.items()),
                         help=f"{docs['pool']} (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
+    rllib = parser.add_argument_group("backend", "--backend rllib: multi-agent self-play PPO on Ray RLlib (the rllib extra; "
+                                      "it reads --timesteps, --max-minutes, --seed, --learning-rate, --ent-coef, --clip-range, "
+                                      "--gae-lambda, --reward-scale, --batch-size, --n-epochs, --checkpoint-every, "
+                                      "--torch-threads and the options below)")
+    rllib.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                       help="sb3: MaskablePPO against the opponent pool (default); rllib: self-play on Ray RLlib")
+    rllib.add_argument("--address", default="", metavar="HOST:PORT",
+                       help="rllib: join the Ray cluster at this address (or auto); default: start a local Ray instance")
+    rllib.add_argument("--num-env-runners", type=options.int_type, default=1, metavar="N",
+                       help="rllib: Ray actors playing games, one CPU each (0: the driver plays them; default 1)")
+    rllib.add_argument("--envs-per-runner", type=options.int_type, default=4, metavar="N",
+                       help="rllib: games each env runner steps together (default 4)")
+    rllib.add_argument("--iteration-steps", type=options.int_type, default=4000, metavar="N",
+                       help="rllib: decisions sampled per PPO iteration (default 4,000)")
 
 
 def parse_pool(text: str) -> dict[str, float]:
@@ -543,6 +558,16 @@ def parse_mix(text: str) -> list[int]:
 def run(args: argparse.Namespace) -> int:
     """``wizard train``."""
     from wizard_env.cli import make_rules, parse_rounds
+
+    if args.backend == "rllib":
+        from . import rllib_train
+
+        parser = argparse.ArgumentParser()
+        add_arguments(parser)
+        return rllib_train.run(args, vars(parser.parse_args([])))
+    for name, default in (("address", ""), ("num_env_runners", 1), ("envs_per_runner", 4), ("iteration_steps", 4000)):
+        if getattr(args, name, default) != default:
+            raise ValueError(f"--{name.replace('_', '-')} applies to --backend rllib only")
 
     # the train extra includes the eval extra: the evaluations during training are rated and plotted
     for package in ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "openskill", "matplotlib"):

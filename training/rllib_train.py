@@ -1,0 +1,382 @@
+"""``wizard train --backend rllib``: multi-agent self-play PPO with action masking on Ray RLlib.
+
+    wizard train --backend rllib --out runs/rllib --players 4 --num-env-runners 2
+    wizard train --backend rllib --out runs/rllib --resume                       # continue the run
+    wizard train --backend rllib --address 10.0.0.1:6379 --num-env-runners 16  # on a running Ray cluster
+
+Every seat of every game is played by one shared policy (RLlib's ``ActionMaskingTorchRLModule`` on
+``wizard_env.rllib.WizardMultiAgentEnv``), so each game gives the learner every seat's decisions.
+Each iteration samples ``--iteration-steps`` decisions from the env runners, runs PPO on them and
+prints one line: steps so far, steps per second of that iteration (sampling and update), and the mean
+return per seat of the games finished in it (points, unscaled). The run stops after ``--timesteps``
+decisions or ``--max-minutes``, at the end of an iteration.
+
+``--out`` receives ``config.json``, ``latest.npz`` and ``checkpoints/step-N.npz`` (the policy in the
+``wizard-ppo/1`` format that ``PPOAgent`` and ``wizard eval --agents ppo:DIR/latest.npz`` load; see
+``rllib_export``) and ``rllib/`` (RLlib's own checkpoint of the algorithm, which ``--resume``
+continues from). Every file is written atomically, ``rllib/`` as a folder renamed into place.
+
+Same seed, same run: with ``--num-env-runners 0`` (games played in the driver) a seed gives the same
+weights. With remote env runners each runner plays its own seeded games, but how many episodes each
+contributes to an iteration depends on timing, so runs differ (RLlib's own limit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.batch import check_seed
+from wizard_env.files import remove_temps
+from wizard_env.rules import Rules
+
+from . import train_report
+from .evaluate import MissingExtra
+from .rllib_export import module_weights
+from .train import check_ranges, checkpoint_config, rules_json, run_lock, say
+
+RLLIB_INSTALL = "pip install -c constraints.txt -e '.[rllib]'"
+#: The module id of the one policy every seat plays.
+POLICY_ID = "shared"
+#: Seconds ``--address`` may take to answer before the run gives up.
+CONNECT_TIMEOUT_S = 10.0
+#: The local Ray instance's object store (the smallest Ray accepts is 75 MiB): batches are a few MB.
+OBJECT_STORE_BYTES = 128 * 2**20
+
+
+@dataclass
+class RLlibConfig:
+    """Everything that defines an RLlib run (saved as config.json and inside every exported checkpoint)."""
+
+    timesteps: int = 3_000_000  #: decisions (of all seats) to sample, rounded up to whole iterations
+    max_minutes: float = 18.0  #: stop after this much wall time, at the end of an iteration
+    seed: int = 0  #: seeds RLlib (env runners' games, torch)
+    num_env_runners: int = 1  #: Ray actors that play games (0: the driver plays them)
+    envs_per_runner: int = 4  #: games each env runner steps together
+    iteration_steps: int = 4000  #: decisions sampled per PPO iteration (train_batch_size_per_learner)
+    batch_size: int = 500  #: PPO minibatch
+    n_epochs: int = 6  #: PPO epochs per iteration
+    learning_rate: float = 1e-4  #: PPO's step size
+    ent_coef: float = 0.0  #: entropy bonus
+    clip_range: float = 0.2  #: PPO's clip of the policy ratio
+    gamma: float = 1.0  #: discount (1: a game's scores are not discounted)
+    gae_lambda: float = 0.95  #: GAE lambda
+    reward_scale: float = 0.01  #: round scores (about -100..+200) to about -1..+2
+    hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the policy and value encoders
+    activation: str = "relu"  #: activation of the hidden layers: relu or tanh
+    checkpoint_every: int = 250_000  #: decisions between checkpoints
+    torch_threads: int = 1  #: torch threads of the driver (the learner)
+
+
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "timesteps": (1, None), "max_minutes": (0, None), "num_env_runners": (0, 1024), "envs_per_runner": (1, 1024),
+    "iteration_steps": (1, None), "batch_size": (1, None), "n_epochs": (1, None), "learning_rate": (0, 1),
+    "ent_coef": (0, None), "clip_range": (0, None), "gamma": (0, 1), "gae_lambda": (0, 1), "reward_scale": (0, None),
+    "checkpoint_every": (1, None), "torch_threads": (1, 256),
+}
+ABOVE_ZERO = ("learning_rate", "reward_scale", "clip_range")
+
+
+def check_config(cfg: RLlibConfig) -> None:
+    """ValueError naming (as its option) the first impossible setting."""
+    from wizard_env.agents.checkpoint import check_hidden
+
+    check_seed(cfg.seed, "--seed")
+    check_hidden(cfg.hidden)
+    if cfg.activation not in ("relu", "tanh"):
+        raise ValueError(f"activation must be relu or tanh, not {cfg.activation!r}")
+    check_ranges(cfg, RANGES, ABOVE_ZERO)
+    if cfg.batch_size > cfg.iteration_steps:
+        raise ValueError(f"--batch-size {cfg.batch_size} is larger than --iteration-steps {cfg.iteration_steps}")
+
+
+def require_rllib(user: str = "wizard train --backend rllib") -> None:
+    """MissingExtra naming the first package of the ``rllib`` extra that is not installed (nothing is imported)."""
+    from importlib.util import find_spec
+
+    for module, package in (("ray", "ray[rllib]"), ("torch", "torch")):
+        if find_spec(module) is None:
+            raise MissingExtra(f"{user} needs {package}, from the rllib extra: {RLLIB_INSTALL}")
+    try:
+        found = find_spec("ray.rllib") is not None  # imports ray itself (not RLlib)
+    except ImportError:
+        found = False
+    if not found:
+        raise MissingExtra(f"{user} needs ray[rllib] (ray is installed without RLlib), from the rllib extra: {RLLIB_INSTALL}")
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """ValueError unless ``host:port`` (a Ray cluster's GCS) accepts a connection within ``timeout`` seconds."""
+    if address in ("auto", "local") or address.startswith("ray://"):
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--address {address!r}: expected HOST:PORT of a Ray cluster's head (such as 10.0.0.1:6379), or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise ValueError(f"--address {address}: no Ray cluster answered within {timeout:g} s ({e.strerror or e}); "
+                         "start one with 'ray start --head' on that machine") from None
+
+
+def start_ray(address: str, cfg: RLlibConfig) -> None:
+    """Join the Ray cluster at ``address``, or start a small local instance ('' or None)."""
+    import logging
+
+    # Ray's C++ core logs every retry and notice to stderr; its failures reach us as exceptions anyway
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    import ray
+
+    if ray.is_initialized():
+        return
+    common: dict[str, Any] = dict(logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
+    if address:
+        check_address(address)
+        try:
+            ray.init(address=address, **common)
+        except ConnectionError as e:
+            raise ValueError(f"--address {address}: could not join the Ray cluster ({' '.join(str(e).split())[:200]})") from None
+    else:
+        ray.init(num_cpus=max(2, cfg.num_env_runners), object_store_memory=OBJECT_STORE_BYTES, **common)
+
+
+def build_algorithm(cfg: RLlibConfig, rules: Rules) -> Any:
+    """RLlib's PPO on the Wizard env: one shared masked policy for every seat."""
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from wizard_env.rllib import WizardMultiAgentEnv
+
+    torch.set_num_threads(cfg.torch_threads)
+    model = DefaultModelConfig(fcnet_hiddens=list(cfg.hidden), fcnet_activation=cfg.activation, head_fcnet_hiddens=[],
+                               vf_share_layers=False)
+    env_config = {**rules_json(rules), "reward_scale": cfg.reward_scale}
+    config = (
+        PPOConfig()
+        .environment(WizardMultiAgentEnv, env_config=env_config)
+        .framework("torch")
+        .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.envs_per_runner,
+                     num_cpus_per_env_runner=1, rollout_fragment_length="auto")
+        .learners(num_learners=0)
+        .multi_agent(policies={POLICY_ID}, policy_mapping_fn=lambda agent_id, episode, **kwargs: POLICY_ID)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            POLICY_ID: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)}))
+        .training(train_batch_size_per_learner=cfg.iteration_steps, minibatch_size=cfg.batch_size,
+                  num_epochs=cfg.n_epochs, lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda,
+                  clip_param=cfg.clip_range, entropy_coeff=cfg.ent_coef, vf_clip_param=float("inf"))
+        .callbacks(on_episode_end=_count_illegal_actions)
+        .debugging(seed=cfg.seed, log_level="ERROR")
+        .reporting(min_time_s_per_iteration=0, min_sample_timesteps_per_iteration=0)
+    )
+    return config.build_algo()
+
+
+def _count_illegal_actions(*, episode, metrics_logger, **kwargs) -> None:
+    """An episode-end callback: the illegal actions of the episode into the metric ``illegal_actions`` (summed)."""
+    infos = episode.get_infos(-1)
+    count = sum(bool(info.get("illegal_action")) for info in infos.values() if isinstance(info, dict))
+    metrics_logger.log_value("illegal_actions", count, reduce="sum")
+
+
+def policy_module(algo: Any) -> Any:
+    """The shared policy's torch module, as the learner holds it."""
+    return algo.get_module(POLICY_ID)
+
+
+def export_config(cfg: RLlibConfig, rules: Rules, steps: int) -> dict:
+    """The JSON config of an exported checkpoint: PPOAgent's fields and this run's settings."""
+    from .train import TrainConfig
+
+    config = checkpoint_config(TrainConfig(learn="both", mix=[rules.num_players], hidden=list(cfg.hidden),
+                                           activation=cfg.activation, advice=False), rules, steps)
+    config["train"] = {"backend": "rllib", "mix": [rules.num_players], **dataclasses.asdict(cfg)}
+    return config
+
+
+def export_policy(algo: Any, cfg: RLlibConfig, rules: Rules, steps: int, path: str | os.PathLike) -> Path:
+    """Write the shared policy as a ``wizard-ppo/1`` checkpoint at ``path`` (atomically); return the path."""
+    weights, hidden, activation = module_weights(policy_module(algo))
+    if hidden != list(cfg.hidden) or (hidden and activation != cfg.activation):
+        raise ValueError(f"the module has hidden layers {hidden} ({activation}), the run asked for {cfg.hidden} ({cfg.activation})")
+    config = export_config(cfg, rules, steps)
+    PPOAgent(config, weights, source=str(path))  # refuses what it could not play, before anything is written
+    return save_checkpoint(path, config, weights)
+
+
+def save_algorithm(algo: Any, folder: Path) -> Path:
+    """RLlib's checkpoint of ``algo`` at ``folder``, replaced whole: written beside it, then renamed into place."""
+    new, old = folder.with_name(f".{folder.name}.new"), folder.with_name(f".{folder.name}.old")
+    for stale in (new, old):
+        shutil.rmtree(stale, ignore_errors=True)
+    algo.save_to_path(str(new.resolve()))
+    if folder.exists():
+        folder.rename(old)
+    new.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)
+    return folder
+
+
+def iteration_numbers(result: dict, num_players: int, reward_scale: float) -> dict[str, float]:
+    """Steps sampled, mean return per seat (points) and illegal actions of one ``algo.train()`` result."""
+    runners = result.get("env_runners", {})
+    episode_return = runners.get("episode_return_mean", float("nan"))
+    return {"steps": int(runners.get("num_env_steps_sampled", 0)),
+            "return_per_seat": float(episode_return) / num_players / reward_scale,
+            "episodes": int(runners.get("num_episodes", 0)),
+            "illegal_actions": int(runners.get("illegal_actions", 0))}
+
+
+class RLlibTrainer:
+    """One RLlib run: the algorithm, its step count and the checkpoints in ``out``."""
+
+    def __init__(self, cfg: RLlibConfig, rules: Rules, out: Path, quiet: bool = False, log=None):
+        check_config(cfg)
+        self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log or say
+        self.algo = build_algorithm(cfg, rules)
+        self.steps = 0  #: decisions sampled and trained on
+        self.illegal_actions = 0  #: illegal actions taken in training (masking makes them impossible)
+        self.iterations: list[dict[str, float]] = []  #: each iteration's numbers, with its wall seconds
+
+    def resume(self) -> None:
+        """Continue from ``out/rllib`` and the step count of ``out/latest.npz``."""
+        config, _ = load_checkpoint(self.out / "latest.npz")
+        self.algo.restore_from_path(str((self.out / "rllib").resolve()))
+        self.steps = int(config.get("num_timesteps", 0))
+
+    def save(self) -> Path:
+        """RLlib's checkpoint, then checkpoints/step-N.npz and latest.npz."""
+        save_algorithm(self.algo, self.out / "rllib")
+        export_policy(self.algo, self.cfg, self.rules, self.steps, self.out / "checkpoints" / f"step-{self.steps:09d}.npz")
+        return export_policy(self.algo, self.cfg, self.rules, self.steps, self.out / "latest.npz")
+
+    def train(self) -> None:
+        """PPO iterations until ``timesteps`` (over the whole run, resumed or not) or ``max_minutes``."""
+        cfg, started = self.cfg, time.monotonic()
+        mark = self.steps // cfg.checkpoint_every
+        while self.steps < cfg.timesteps and time.monotonic() - started < cfg.max_minutes * 60:
+            begun = time.monotonic()
+            numbers = iteration_numbers(self.algo.train(), self.rules.num_players, cfg.reward_scale)
+            numbers["wall_s"] = time.monotonic() - begun
+            self.steps += int(numbers["steps"])
+            self.illegal_actions += int(numbers["illegal_actions"])
+            self.iterations.append(numbers)
+            if not self.quiet:
+                self.log(format_iteration(len(self.iterations), self.steps, numbers))
+            if self.steps // cfg.checkpoint_every > mark and self.steps < cfg.timesteps:
+                mark = self.steps // cfg.checkpoint_every
+                self.save()
+
+    def stop(self) -> None:
+        """Stop the env runners."""
+        self.algo.stop()
+
+
+def format_iteration(number: int, steps: int, numbers: dict[str, float]) -> str:
+    """One progress line."""
+    per_s = numbers["steps"] / numbers["wall_s"] if numbers["wall_s"] > 0 else float("nan")
+    returns = (f"mean return per seat {numbers['return_per_seat']:7.1f} ({numbers['episodes']} games)"
+               if numbers["episodes"] else "no game finished")
+    return f"iter {number:>4} | step {steps:>10,} | {per_s:7.0f} steps/s | {returns}"
+
+
+def run_rllib(cfg: RLlibConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
+              address: str = "", log=None) -> RLlibTrainer:
+    """Start or join Ray, train (or resume), save and export; returns the (stopped) trainer."""
+    out, log = Path(out), log or say
+    check_config(cfg)
+    latest = out / "latest.npz"
+    if resume and not (latest.is_file() and (out / "rllib").is_dir()):
+        raise ValueError(f"--resume: no RLlib run in {out} (needs latest.npz and rllib/)")
+    if not resume and (latest.is_file() or (out / "checkpoints" / "latest.npz").is_file()):
+        raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
+    if resume:
+        check_resume(out, cfg, rules)
+    if address:
+        check_address(address)  # before the run folder exists
+    out.mkdir(parents=True, exist_ok=True)
+    with run_lock(out):
+        for stale in remove_temps(out) + remove_temps(out / "checkpoints"):
+            log(f"removed {stale}, left by a run killed while writing")
+        start_ray(address, cfg)
+        trainer = RLlibTrainer(cfg, rules, out, quiet, log)
+        try:
+            if resume:
+                trainer.resume()
+                log(f"resumed from {out / 'rllib'} at step {trainer.steps:,}")
+            train_report.write_json(out / "config.json", {"train": {"backend": "rllib", **dataclasses.asdict(cfg)},
+                                                          "rules": rules_json(rules)})
+            trainer.train()
+            trainer.save()
+        finally:
+            trainer.stop()
+    return trainer
+
+
+def check_resume(out: Path, cfg: RLlibConfig, rules: Rules) -> None:
+    """ValueError if ``out``'s run has other rules or another network than this command asks for."""
+    saved = train_report_config(out)
+    if saved.get("rules") != rules_json(rules):
+        raise ValueError(f"--resume: {out} was trained with rules {saved.get('rules')}, this command asks for "
+                         f"{rules_json(rules)}: pass the run's variant options")
+    train = saved.get("train", {})
+    for key in ("hidden", "activation", "envs_per_runner"):
+        if train.get(key) != getattr(cfg, key):
+            raise ValueError(f"--resume: {out} was trained with {key} {train.get(key)!r}, this command asks for {getattr(cfg, key)!r}")
+
+
+def train_report_config(out: Path) -> dict:
+    """The config.json of an RLlib run in ``out``; ValueError naming the file if it is missing or not one."""
+    import json
+
+    path = out / "config.json"
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError) as e:
+        raise ValueError(f"{path}: not an RLlib run config ({type(e).__name__})") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get("train"), dict) or saved["train"].get("backend") != "rllib":
+        raise ValueError(f"{path}: not the config of a --backend rllib run")
+    return saved
+
+
+#: Options of ``wizard train`` that only the sb3 backend reads, with their defaults' attribute names.
+SB3_ONLY = ("learn", "mix", "pool", "advice", "episode", "init_from", "num_envs", "n_steps", "eval_every", "eval_deals",
+            "snapshot_every", "snapshots", "bc_games", "bc_epochs", "bc_smoothing", "target_kl")
+
+
+def run(args: Any, defaults: dict[str, Any]) -> int:
+    """``wizard train --backend rllib`` (``defaults``: the parser's defaults, to spot sb3-only options given)."""
+    from wizard_env.cli import make_rules
+
+    require_rllib()
+    for name in SB3_ONLY:
+        if name in defaults and getattr(args, name, defaults[name]) != defaults[name]:
+            raise ValueError(f"--{name.replace('_', '-')} applies to --backend sb3 only")
+    rules = make_rules(args)
+    fields = {f.name for f in dataclasses.fields(RLlibConfig)} - {"hidden", "activation"}
+    cfg = RLlibConfig(**{k: v for k, v in vars(args).items() if k in fields})
+    out = Path(args.out)
+    if args.resume and (out / "config.json").is_file():  # a resumed run keeps its network
+        train = train_report_config(out)["train"]
+        cfg.hidden, cfg.activation = train.get("hidden"), train.get("activation")
+    trainer = run_rllib(cfg, rules, out, args.resume, args.quiet, address=args.address or "")
+    done = trainer.iterations
+    rate = sum(i["steps"] for i in done) / max(sum(i["wall_s"] for i in done), 1e-9)
+    print(f"trained {trainer.steps:,} steps in {len(done)} iterations ({rate:,.0f} steps/s); "
+          f"illegal actions: {trainer.illegal_actions}; policy: {out / 'latest.npz'}")
+    sys.stdout.flush()
+    return 0
+
