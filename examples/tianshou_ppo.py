@@ -92,28 +92,32 @@ class Critic(nn.Module):
         return self.head(self.body(obs))
 
 
-def main(args: Args) -> Result:
-    logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)  # episode returns are vectors, one per seat
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
+def make_env(args: Args) -> PettingZooEnv:
+    """The AEC env as Tianshou's PettingZooEnv."""
+    return PettingZooEnv(wizard_v1.env(num_players=args.num_players, rounds=args.rounds))
 
-    def make_env() -> PettingZooEnv:
-        return PettingZooEnv(wizard_v1.env(num_players=args.num_players, rounds=args.rounds))
 
-    env = make_env()
+def build_algorithm(args: Args) -> tuple[TurnBasedOnPolicyAlgorithm, nn.ModuleList]:
+    """One PPO as every seat's algorithm (a shared policy), and its networks."""
+    env = make_env(args)
     body = Body(args.hidden)
     actor, critic = MaskedActor(body, args.hidden), Critic(body, args.hidden)
     policy = ProbabilisticActorPolicy(actor=actor, dist_fn=lambda logits: torch.distributions.Categorical(logits=logits),
                                       action_space=env.action_space, action_scaling=False, action_bound_method=None)
     ppo = PPO(policy=policy, critic=critic, optim=AdamOptimizerFactory(lr=args.learning_rate),
               gamma=1.0, gae_lambda=0.95, ent_coef=0.0, max_grad_norm=0.5)
-    algorithm = TurnBasedOnPolicyAlgorithm(algorithms=[ppo] * len(env.agents), env=env)  # one PPO: a shared policy
+    return TurnBasedOnPolicyAlgorithm(algorithms=[ppo] * len(env.agents), env=env), nn.ModuleList([actor, critic])
 
-    train_envs = DummyVectorEnv([make_env])  # one slot: the buffer holds each game's steps in order
+
+def main(args: Args) -> Result:
+    logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)  # episode returns are vectors, one per seat
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    algorithm, networks = build_algorithm(args)
+    train_envs = DummyVectorEnv([lambda: make_env(args)])  # one slot: the buffer holds each game's steps in order
     train_envs.seed(args.seed)
     collector = Collector(algorithm, train_envs, VectorReplayBuffer(100_000, 1))
     collector.reset()
-    networks = nn.ModuleList([actor, critic])
     initial = {k: v.clone() for k, v in networks.state_dict().items()}
     decisions = illegal = 0
     mean_return = 0.0
