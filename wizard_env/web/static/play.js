@@ -77,7 +77,8 @@ function ownHand(view, interactive) {
       row.append(el("span", { class: "muted", text: " foresight round: your card is hidden from you" }));
       return row;
     }
-    for (const name of me.hand) row.append(cardButton(name, legal.get(name), legal.has(name)));
+    const choosing = interactive && view.phase === "play" && view.current === s;  // else the hand is only shown
+    for (const name of me.hand) row.append(choosing ? cardButton(name, legal.get(name), legal.has(name)) : cardFigure(name));
     if (!me.hand.length) row.append(el("span", { class: "muted", text: "no cards" }));
     return row;
   };

@@ -100,7 +100,7 @@ export function trickView(model) {
   return box;
 }
 
-/** The score table: per seat the bid, tricks won and score of each round so far, and the total. */
+/** The score table (in a box that scrolls sideways): per seat the score of each round so far, and the total. */
 export function scoreTable(names, rounds) {
   const table = el("table", { class: "scores", "data-testid": "scores" });
   const head = el("tr", {}, [el("th", { text: "round" }), ...names.map((n, s) => el("th", {}, [el("span", { class: "dot", "data-colour": s }), n]))]);
@@ -113,7 +113,7 @@ export function scoreTable(names, rounds) {
         el("span", { class: "muted", text: ` ${r.totals[s]}` })]))]));
   }
   table.append(body);
-  return table;
+  return el("div", { class: "scroll" }, [table]);  // a narrow screen scrolls the table, not the page
 }
 
 /** A line chart of every seat's running total after each round (SVG, its own scale). */

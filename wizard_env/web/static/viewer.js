@@ -113,9 +113,12 @@ function go(index) {
   render();
 }
 
+/** The next round's deal, or back to this round's deal (from its deal: the previous round's). */
 function goRound(delta) {
   if (!state.record) return;
-  const r = state.steps[state.index].r + delta;
+  const current = state.steps[state.index].r;
+  const atDeal = state.steps[state.index].kind === "deal";
+  const r = delta < 0 && !atDeal ? current : current + delta;
   const first = state.steps.findIndex((s) => s.r === Math.max(0, Math.min(state.record.rounds.length - 1, r)));
   go(delta > 0 && r >= state.record.rounds.length ? state.steps.length - 1 : first);
 }
