@@ -87,3 +87,28 @@ def test_the_wheel_ships_its_type_hints_and_leaves_plotting_and_ratings_to_the_e
         "numpy", "gymnasium", "pettingzoo", "tqdm", "threadpoolctl", "numba"}
     for package in ("openskill", "matplotlib"):
         assert any(r.startswith(package) and 'extra == "eval"' in r for r in requires), requires
+
+
+def test_the_wheel_in_a_fresh_venv_runs_wizard_eval_with_the_shipped_agent(wheel: Path, tmp_path: Path):
+    # A new user's install: a venv of its own (no site packages of this one), the wheel with its eval extra
+    # and its dependencies from the package index, then the command run outside any clone.
+    venv = tmp_path / "venv"
+    made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    installed = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "-c", str(ROOT / "constraints.txt"),
+                                f"{wheel}[eval]"], capture_output=True, text=True, timeout=900, env=env)
+    assert installed.returncode == 0, installed.stderr
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run([str(bin_dir / "wizard"), "eval", "--agents", "ppo,rule,rule,rule", "--games", "2"],
+                          cwd=work, capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr
+    table = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    assert table[0].startswith("| agent | seats | mean score |")
+    assert [row.split("|")[1:3] for row in table[2:4]] == [[" ppo ", " 1 "], [" rule ", " 3 "]]
+    where = subprocess.run([str(bin_dir / "python"), "-c", "import wizard_env; print(wizard_env.__file__)"],
+                           cwd=work, capture_output=True, text=True, timeout=300, env=env)
+    assert Path(where.stdout.strip()).is_relative_to(venv)  # the wheel's copy, not the repository's
+    assert "include-system-site-packages = false" in (venv / "pyvenv.cfg").read_text()
