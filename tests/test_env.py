@@ -482,7 +482,7 @@ def test_render_view_all_shows_every_hand():
     [
         (dict(reward="win"), "reward"),
         (dict(reward=None), "reward"),
-        (dict(render_mode="rgb_array"), "render_mode"),
+        (dict(render_mode="video"), "render_mode"),
         (dict(render_view="nobody"), "render_view"),
         (dict(num_players=7), "3 to 6"),
         (dict(num_players=2), "3 to 6"),

@@ -20,8 +20,10 @@ an int k (rounds 1..k) or an explicit list of hand sizes; ``bidding`` ``"open"``
 ``bid_total_rule`` (plus/minus 1: the dealer may not make the bids add up to the tricks; open bidding
 only); ``foresight`` (in one-card rounds you see the others' cards, not your own); ``reward``
 ``"score"`` or ``"relative"``; ``illegal_action`` ``"raise"`` or ``"terminate"`` (see Illegal actions);
-``render_mode`` None, ``"ansi"`` or ``"human"``; ``render_view`` ``"all"`` (every hand) or ``"acting"``
-(only what the acting player sees). An impossible configuration raises ValueError.
+``render_mode`` None, ``"ansi"`` (the table as text), ``"human"`` (printed) or ``"rgb_array"`` (the table as
+an image, a ``(584, 854, 3)`` uint8 array for ``RecordVideo`` and notebooks; needs Pillow, from the render
+extra); ``render_view`` ``"all"`` (every hand) or ``"acting"`` (only what the acting player sees). An
+impossible configuration raises ValueError.
 
 The same env in the PettingZoo classic style: ``from wizard_env import wizard_v1; env = wizard_v1.env()``.
 
@@ -150,6 +152,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .batch import SEED_LIMIT, check_seed
+from .extras import require_extra
 from .game import NUM_ACTIONS, IllegalActionError, WizardGame
 from .observation import observation_bounds, observe
 from .render import render_for_mode
@@ -178,7 +181,8 @@ def illegal_action_penalty(rules: Rules) -> float:
 class raw_env(AECEnv):
     """Wizard for 3-6 players as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata: dict[str, Any] = {"name": "wizard_v1", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "wizard_v1", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False,
+                                "render_fps": 2}
 
     def __init__(
         self,
@@ -201,6 +205,8 @@ class raw_env(AECEnv):
             raise ValueError(f"unknown render_mode {render_mode!r}: expected None or one of {self.metadata['render_modes']}")
         if render_view not in RENDER_VIEWS:
             raise ValueError(f"unknown render_view {render_view!r}: expected one of {RENDER_VIEWS}")
+        if render_mode == "rgb_array":
+            require_extra("render", {"PIL": "pillow"}, "render_mode='rgb_array'")
         self.reward_mode = reward
         self.illegal_action = illegal_action
         self.render_mode = render_mode
@@ -327,9 +333,14 @@ class raw_env(AECEnv):
         others = np.delete(scores, seat)
         return float(scores[seat] - others.mean())
 
-    def render(self) -> str | None:
-        """The table as text (``"ansi"``), printed (``"human"``); warns and returns None without a mode."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as text (``"ansi"``), printed (``"human"``) or as an RGB image array (``"rgb_array"``);
+        warns and returns None without a mode."""
         viewer = None if self.render_view == "all" or self.game is None else self.game.current
+        if self.render_mode == "rgb_array":
+            from .render_image import render_rgb
+
+            return render_rgb(self.game, viewer, self.possible_agents)
         return render_for_mode(self.render_mode, self.game, viewer, self.possible_agents)
 
     def close(self) -> None:

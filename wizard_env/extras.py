@@ -7,7 +7,7 @@ What needs an extra imports it lazily, where it is first used, so ``import wizar
 from __future__ import annotations
 
 from importlib.util import find_spec
-from typing import Sequence
+from typing import Mapping, Sequence
 
 
 class MissingExtra(ImportError):
@@ -19,8 +19,12 @@ def install_command(extra: str) -> str:
     return f"pip install -c constraints.txt -e '.[{extra}]'"
 
 
-def require_extra(extra: str, packages: Sequence[str], user: str) -> None:
-    """MissingExtra naming the first of ``packages`` (import names) that is not installed; nothing is imported."""
-    for package in packages:
+def require_extra(extra: str, packages: Sequence[str] | Mapping[str, str], user: str) -> None:
+    """MissingExtra naming the first of ``packages`` that is not installed; nothing is imported.
+
+    ``packages`` are import names, or a mapping of import names to the names the message gives (``{"PIL": "pillow"}``).
+    """
+    shown = packages if isinstance(packages, Mapping) else {package: package for package in packages}
+    for package, name in shown.items():
         if find_spec(package) is None:
-            raise MissingExtra(f"{user} needs {package}, from the {extra} extra: {install_command(extra)}")
+            raise MissingExtra(f"{user} needs {name}, from the {extra} extra: {install_command(extra)}")
