@@ -1,6 +1,6 @@
 """A CleanRL-style single-file masked PPO in plain torch, on ``WizardVecEnv`` (one learner seat against RuleAgents).
 
-    python examples/cleanrl_ppo.py                          # 20,480 learner decisions, about a minute
+    python examples/cleanrl_ppo.py                          # 20,480 learner decisions, about 10 s
     python examples/cleanrl_ppo.py --total-timesteps 500000 --rounds 15
 
 Follows CleanRL's ``ppo.py`` (rollout, GAE, clipped surrogate, value loss, minibatch epochs) with one

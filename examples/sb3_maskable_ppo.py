@@ -1,6 +1,6 @@
 """sb3-contrib's MaskablePPO on ``WizardVecEnv`` (one learner seat against RuleAgents): no wrapper at all.
 
-    python examples/sb3_maskable_ppo.py                     # 8,192 learner decisions, about a minute
+    python examples/sb3_maskable_ppo.py                     # 8,192 learner decisions, about 10 s
     python examples/sb3_maskable_ppo.py --total-timesteps 500000 --rounds 15
 
 ``WizardVecEnv`` is a stable-baselines3 ``VecEnv`` with ``action_masks()``, which MaskablePPO reads

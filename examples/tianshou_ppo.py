@@ -1,6 +1,6 @@
 """Tianshou on the PettingZoo env: one shared masked PPO for all four seats, trained on whole games.
 
-    python examples/tianshou_ppo.py                # 30 updates of 8 short games (2 rounds), about a minute
+    python examples/tianshou_ppo.py                # 30 updates of 8 short games (2 rounds), about 25 s
     python examples/tianshou_ppo.py --updates 200 --rounds 5
 
 Tianshou's ``PettingZooEnv`` gives each step as ``{"agent_id", "obs", "mask"}`` with the acting seat's

@@ -1,6 +1,6 @@
 """TorchRL on the PettingZoo env: one shared masked policy for all four seats, trained by PPO on whole games.
 
-    python examples/torchrl_ppo.py                 # 30 updates of 8 short games (2 rounds), about a minute
+    python examples/torchrl_ppo.py                 # 30 updates of 8 short games (2 rounds), about 25 s
     python examples/torchrl_ppo.py --updates 200 --rounds 5
 
 TorchRL's ``PettingZooWrapper(use_mask=True)`` steps the AEC env as it is: all seats in one group
