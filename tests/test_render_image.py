@@ -62,3 +62,15 @@ def test_without_pillow_the_render_mode_names_the_render_extra(monkeypatch):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(MissingExtra, match=r"needs pillow, from the render extra: pip install -c constraints.txt -e '\.\[render\]'"):
         wizard_env.env(render_mode="rgb_array")
+
+
+def test_the_single_agent_env_draws_frames_for_gymnasium_wrappers():
+    import gymnasium
+
+    env = gymnasium.make(wizard_env.GYMNASIUM_ID, num_players=3, rounds=2, render_mode="rgb_array")
+    env.reset(seed=4)
+    first = env.render()
+    assert first.shape == (HEIGHT, WIDTH, 3) and first.dtype == np.uint8
+    env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    assert not np.array_equal(first, env.render())
+    assert env.metadata["render_fps"] > 0 and "rgb_array" in env.metadata["render_modes"]

@@ -350,7 +350,7 @@ def test_one_agent_object_may_play_every_opponent_seat():
         (dict(num_players=3, reward_scale=float("nan")), "reward_scale must be a positive"),
         (dict(num_players=3, reward_scale="1"), "reward_scale must be a positive"),
         (dict(num_players=7), "num_players"),
-        (dict(num_players=3, render_mode="rgb_array"), "unknown render_mode"),
+        (dict(num_players=3, render_mode="video"), "unknown render_mode"),
         (dict(num_players=3, illegal_action="penalty"), r"unknown illegal_action 'penalty': expected one of \('raise', 'terminate'\)"),
         (dict(num_players=3, illegal_action=None), "unknown illegal_action None"),
     ],

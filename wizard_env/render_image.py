@@ -102,9 +102,8 @@ def render_rgb(game: WizardGame | None, viewer: int | None = None, names: Sequen
         draw.text((MARGIN + 8, y + 6), f"{names[seat]}{mark}", fill=ACTING if acting else WHITE, font=small)
         draw.text((MARGIN + 8, y + 26), f"bid {bid}  won {game.tricks_won[seat]}", fill=WHITE, font=small)
         draw.text((MARGIN + 8, y + 44), f"total {game.totals[seat]}", fill=WHITE, font=small)
-        cards: list[str | None] = hand_names(game.hands[seat])
-        if _hidden(game, viewer, seat):
-            cards = [None] * len(cards)
+        held = hand_names(game.hands[seat])
+        cards: list[str | None] = [None] * len(held) if _hidden(game, viewer, seat) else list(held)
         for i, name in enumerate(cards):
             _card(draw, MARGIN + 170 + i * (CARD_W + CARD_GAP), y + 14, name, small)
     return np.asarray(image, dtype=np.uint8)

@@ -103,7 +103,7 @@ class WizardMultiAgentEnv(MultiAgentEnv):
         inner = self.env.observe(agent)
         return {OBS_KEY: inner["observation"], MASK_KEY: inner["action_mask"]}
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         """The AEC env's rendering (its ``render_mode``)."""
         return self.env.render()
 

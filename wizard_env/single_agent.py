@@ -26,7 +26,8 @@ opponents from a pool.
 ``learner_seat``: a fixed seat for the learner; by default each game draws it at random.
 ``reward_scale``: multiplies every reward (default 1.0).
 ``illegal_action``: ``"raise"`` (default) or ``"terminate"``, as for the AEC env; see below.
-``render_mode``: None, ``"ansi"`` or ``"human"`` (the whole table, every hand shown).
+``render_mode``: None, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (the whole table, every hand shown; ``"rgb_array"``
+draws it as an image array for gymnasium's ``RecordVideo``, with Pillow from the render extra).
 An impossible configuration raises ValueError naming the problem.
 
 Observation and actions
@@ -76,6 +77,7 @@ from wizard_env.agents.registry import parse_spec
 
 from .batch import SEED_LIMIT, check_seed
 from .environment import check_illegal_action_mode, illegal_action_penalty
+from .extras import require_extra
 from .game import NUM_ACTIONS, IllegalActionError, WizardGame
 from .observation import observation_bounds, observe
 from .render import render_for_mode
@@ -130,7 +132,7 @@ def _check_scale(scale: float) -> float:
 class WizardSingleAgentEnv(gym.Env):
     """One learner against agents from ``agents``, one game per episode (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -159,6 +161,8 @@ class WizardSingleAgentEnv(gym.Env):
             self._opponent_entries = check_opponents("rule" if opponents is None else opponents, n, "opponents")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}: expected None or one of {self.metadata['render_modes']}")
+        if render_mode == "rgb_array":
+            require_extra("render", {"PIL": "pillow"}, "render_mode='rgb_array'")
         self.opponent_sampler = opponent_sampler
         self.fixed_seat = _check_seat(learner_seat, n)
         self.reward_scale = _check_scale(reward_scale)
@@ -239,9 +243,14 @@ class WizardSingleAgentEnv(gym.Env):
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return game.legal_mask().astype(bool)
 
-    def render(self) -> str | None:
-        """The table as text (``"ansi"``), printed (``"human"``); warns and returns None without a mode."""
+    def render(self) -> str | np.ndarray | None:
+        """The table as text (``"ansi"``), printed (``"human"``) or an RGB image array (``"rgb_array"``);
+        warns and returns None without a mode."""
         names = [f"player_{s}" + (" (learner)" if s == self.learner_seat else "") for s in range(self.rules.num_players)]
+        if self.render_mode == "rgb_array":
+            from .render_image import render_rgb
+
+            return render_rgb(self.game, None, names)
         return render_for_mode(self.render_mode, self.game, None, names)
 
     def _require_game(self) -> WizardGame:

@@ -13,7 +13,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..replay import MAX_LINE_BYTES, ReplayError, parse_line, replay_game, replay_lines
 from .tables import RequestError
@@ -94,7 +94,7 @@ class ReplayFolder:
         if not self.folder.is_dir():
             return []
         root = self.folder.resolve()
-        found = []
+        found: list[dict[str, Any]] = []
         for entry in os.scandir(root):
             if not FILE_NAME.fullmatch(entry.name) or not entry.name.endswith(REPLAY_SUFFIXES):
                 continue

@@ -53,15 +53,21 @@ def play_defaults(args: argparse.Namespace) -> dict:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """A listening socket on (host, port) (OSError naming the address when it is taken or not this machine's)."""
+    """A listening socket on (host, port) (ValueError naming the address when it is taken or not this machine's)."""
     options.check_range("--port", port, 0, 65535)
     try:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        return socket.create_server((host, port), family=family)
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except socket.gaierror as err:
         raise ValueError(f"--host {host!r}: not an address of this machine ({err.strerror})") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen()
     except OSError as err:
-        raise OSError(err.errno, f"cannot listen on {host}:{port}: {err.strerror}") from None
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {err.strerror}") from None
+    return sock
 
 
 def run(args: argparse.Namespace) -> int:
