@@ -168,3 +168,28 @@ def test_sb3_maskable_ppo_learns_with_masked_actions_only():
 def test_every_example_takes_its_budget_on_the_command_line(name):
     args = example(name).parse_args(["--seed", "3"])
     assert args.seed == 3 and args == type(args)(seed=3)
+
+
+def test_tianshou_updates_a_shared_policy_once_on_every_seats_turns():
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.utils.torch_utils import policy_within_training_step
+
+    run = example("tianshou_ppo")
+    torch.manual_seed(0)
+    algorithm, _ = run.build_algorithm(run.Args())
+    shared = algorithm.get_algorithm("player_0")
+    update = shared._update_with_batch
+    sizes = []
+
+    def recording(batch, batch_size, repeat):
+        sizes.append(len(batch))
+        return update(batch, batch_size, repeat)
+
+    shared._update_with_batch = recording
+    collector = Collector(algorithm, DummyVectorEnv([lambda: run.make_env(run.Args())]), VectorReplayBuffer(10_000, 1))
+    collector.reset()
+    with policy_within_training_step(algorithm.policy):
+        steps = collector.collect(n_episode=2).n_collected_steps
+        algorithm.update(buffer=collector.buffer, batch_size=64, repeat=1)
+    assert sizes == [steps]  # one update, on all seats' turns, not one per seat

@@ -23,6 +23,10 @@ next turn, ``obs_next`` is the seat's own next observation, and a seat's last tu
 terminal. Nothing else of Tianshou changes: the wrapped algorithms (PPO, A2C, Reinforce, ...) and the
 collector run as usual.
 
+When every seat has the same algorithm object (a shared policy, ``[ppo] * n``), one update runs on all
+seats' turns together; Tianshou would run it once per seat, each after the others had changed the
+weights that its old log-probabilities were computed with.
+
 The buffer must hold whole episodes in the order they were played: collect with ``n_episode`` from one
 env at a time (one ``DummyVectorEnv`` slot) and reset the buffer after each update, as on-policy
 training does. The rewrite is in place, so the buffer's rewards, ends and next observations are the
@@ -34,8 +38,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from tianshou.algorithm.multiagent.marl import MultiAgentOnPolicyAlgorithm
-from tianshou.data import ReplayBuffer
+from tianshou.algorithm.algorithm_base import TrainingStats
+from tianshou.algorithm.multiagent.marl import MapTrainingStats, MultiAgentOnPolicyAlgorithm
+from tianshou.data import Batch, ReplayBuffer
 
 from .adapters import NO_NEXT_TURN, turn_transitions
 
@@ -61,3 +66,11 @@ class TurnBasedOnPolicyAlgorithm(MultiAgentOnPolicyAlgorithm):
         buffer.done[indices] = last_turn
         buffer.obs_next[indices[has_next]] = buffer.obs[indices[next_turn[has_next]]]
         return super()._preprocess_batch(buffer[indices], buffer, indices)
+
+    def _update_with_batch(self, batch: Any, batch_size: int | None, repeat: int) -> MapTrainingStats:
+        algorithms = list(self._dispatcher.algorithms.values())
+        if any(a is not algorithms[0] for a in algorithms):
+            return super()._update_with_batch(batch, batch_size, repeat)
+        turns = [batch[agent] for agent in self._dispatcher.algorithms if len(batch[agent].get_keys())]
+        stats: TrainingStats = algorithms[0]._update_with_batch(Batch.cat(turns), batch_size, repeat)
+        return MapTrainingStats({"shared": stats})
