@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install -q -c constraints.txt
 
-.PHONY: demo test typecheck install install-dev clean
+.PHONY: demo test typecheck install install-dev install-rllib clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,17 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
+# Ray RLlib pins its own gymnasium (ray 2.60: 1.2.2) while .venv keeps the newest, so the rllib extra gets a
+# venv of its own; it runs tests/rllib, which a venv without ray does not collect (tests/rllib/conftest.py).
+RLLIB_VENV := .venv-rllib
+$(RLLIB_VENV)/.installed: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install -q -c constraints.txt -e ".[rllib,eval,dev]"
+	touch $@
+
+install-rllib: $(RLLIB_VENV)/.installed
+
 # The shipped learned agent (ppo) against three RuleAgents on 300 duplicate deals (every deal in every seat rotation).
 demo: install
 	$(BIN)/wizard eval --players 4 --agents ppo,rule,rule,rule --games 300 --seed 0 --out runs/demo
@@ -34,8 +45,9 @@ typecheck: install-dev
 	ln -s $(CURDIR)/wizard_env/*.py $(CURDIR)/wizard_env/py.typed $(CURDIR)/agents $(CURDIR)/training build/typecheck/wizard_env/
 	cd build/typecheck && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml -p wizard_env
 
-test: install-dev typecheck
+test: install-dev typecheck install-rllib
 	$(BIN)/python -m pytest -q
+	$(RLLIB_VENV)/bin/python -m pytest -q tests/rllib
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info

@@ -1,0 +1,108 @@
+"""``wizard train --backend rllib`` on a local Ray instance: a tiny run exports a policy that PPOAgent plays,
+with the RLlib module's logits; it resumes; bad options and addresses are one error line."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.rl_module import RLModule
+
+from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
+from wizard_env.agents.rule_agent import RuleAgent
+from wizard_env.cli import main
+from wizard_env.rules import Rules
+from wizard_env.training.evaluate import evaluate
+from wizard_env.training.rllib_train import POLICY_ID
+
+from test_rllib_export import positions  # tests/rllib is on sys.path: pytest's rootdir-relative import
+
+TINY = ["train", "--backend", "rllib", "--players", "4", "--rounds", "2", "--iteration-steps", "500",
+        "--batch-size", "250", "--n-epochs", "2", "--num-env-runners", "1", "--envs-per-runner", "2",
+        "--checkpoint-every", "500", "--seed", "0"]
+
+
+def wizard(*argv: str) -> tuple[int, str]:
+    """``wizard ARGV`` in this process: its exit status and what it printed on stdout."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(list(argv))
+    return status, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def run(ray_local, tmp_path_factory) -> tuple[Path, str]:
+    """A run of 1,000 decisions (two iterations, one env runner): its folder and its output."""
+    out = tmp_path_factory.mktemp("rllib") / "run"
+    status, printed = wizard(*TINY, "--timesteps", "1000", "--out", str(out))
+    assert status == 0, printed
+    return out, printed
+
+
+def test_a_tiny_run_prints_each_iteration_and_writes_its_checkpoints(run):
+    out, printed = run
+    lines = [line for line in printed.splitlines() if line.startswith("iter")]
+    assert len(lines) == 2 and "steps/s" in lines[0] and "mean return per seat" in lines[0]
+    assert "illegal actions: 0" in printed
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-000000500.npz", "step-000001000.npz"]
+    assert (out / "rllib" / "rllib_checkpoint.json").is_file() and (out / "config.json").is_file()
+
+
+def test_learning_changed_the_weights(run):
+    out, _ = run
+    _, first = load_checkpoint(out / "checkpoints" / "step-000000500.npz")
+    config, last = load_checkpoint(out / "latest.npz")
+    assert config["num_timesteps"] == 1000 and config["train"]["backend"] == "rllib"
+    assert not np.array_equal(first["action_net.weight"], last["action_net.weight"])
+
+
+def test_the_export_plays_duplicate_deals_against_rule_agents(run):
+    out, _ = run
+    rules = Rules.make(4, 2)
+    agent = PPOAgent.load(out / "latest.npz")
+    rule = [RuleAgent(seed=s) for s in range(3)]
+    result = evaluate(rules, ["ppo", "rule", "rule", "rule"], deals=2, seed=0, agents=[agent, *rule])
+    assert result.deals == 2 and len(result.records.seeds) == 8 and np.isfinite(result.specs[0].mean_score)
+    status, printed = wizard("eval", "--players", "4", "--rounds", "2", "--agents", f"ppo:{out / 'latest.npz'},rule,rule,rule",
+                             "--games", "2", "--out", str(out / "eval"))
+    assert status == 0 and (out / "eval" / "eval.json").is_file()
+
+
+def test_the_export_gives_the_trained_modules_logits(run):
+    out, _ = run
+    module = RLModule.from_checkpoint(out / "rllib" / "learner_group" / "learner" / "rl_module" / POLICY_ID)
+    agent = PPOAgent.load(out / "latest.npz")
+    observations, masks = positions(30)
+    with torch.no_grad():
+        logits = module.forward_inference({Columns.OBS: {"observations": torch.as_tensor(observations),
+                                                         "action_mask": torch.ones(masks.shape)}})[Columns.ACTION_DIST_INPUTS]
+    np.testing.assert_allclose(agent.logits(observations), logits.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_resume_continues_the_run(run):
+    out, _ = run
+    status, printed = wizard(*TINY, "--timesteps", "1500", "--out", str(out), "--resume")
+    assert status == 0 and "resumed from" in printed and "at step 1,000" in printed
+    config, _ = load_checkpoint(out / "latest.npz")
+    assert config["num_timesteps"] == 1500
+    status, _ = wizard(*TINY, "--timesteps", "1500", "--out", str(out))  # no --resume: the run is not overwritten
+    assert status == 2
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--mix", "4"], "--mix applies to --backend sb3 only"),
+    (["--address", "nowhere"], "expected HOST:PORT"),
+    (["--address", "127.0.0.1:1"], "no Ray cluster answered"),
+    (["--batch-size", "600"], "larger than --iteration-steps"),
+    (["--num-env-runners", "-1"], "--num-env-runners must be at least 0"),
+])
+def test_bad_options_are_one_error_line(tmp_path, capsys, extra, message):
+    assert main([*TINY, "--out", str(tmp_path / "run"), *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "run").exists()

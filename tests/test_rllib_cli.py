@@ -1,0 +1,34 @@
+"""``wizard train --backend rllib`` where the rllib extra is missing, and the RLlib options on the sb3 backend
+(the RLlib runs themselves are tested in tests/rllib, in the venv that holds ray)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from wizard_env.cli import main
+
+
+def test_without_ray_the_backend_is_one_line_naming_the_extra(monkeypatch, capsys, tmp_path):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name.split(".")[0] == "ray" else real(name, *a))
+    assert main(["train", "--backend", "rllib", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert err == ("wizard: error: wizard train --backend rllib needs ray[rllib], from the rllib extra: "
+                   "pip install -c constraints.txt -e '.[rllib]'\n")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("option", [["--num-env-runners", "2"], ["--address", "auto"], ["--iteration-steps", "100"]])
+def test_rllib_options_on_the_sb3_backend_are_refused(capsys, tmp_path, option):
+    assert main(["train", *option, "--out", str(tmp_path / "run")]) == 2
+    assert f"{option[0]} applies to --backend rllib only" in capsys.readouterr().err
+
+
+def test_importing_the_package_and_the_train_command_does_not_import_ray():
+    code = ("import sys, wizard_env, wizard_env.cli, wizard_env.training.train, wizard_env.training.rllib_train; "
+            "wizard_env.env(); assert 'ray' not in sys.modules, 'ray was imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
