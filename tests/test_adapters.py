@@ -193,3 +193,11 @@ def test_tianshou_updates_a_shared_policy_once_on_every_seats_turns():
         steps = collector.collect(n_episode=2).n_collected_steps
         algorithm.update(buffer=collector.buffer, batch_size=64, repeat=1)
     assert sizes == [steps]  # one update, on all seats' turns, not one per seat
+
+
+def test_the_tianshou_adapter_without_tianshou_names_the_adapters_extra(monkeypatch):
+    for name in [m for m in sys.modules if m == "tianshou" or m.startswith("tianshou.")] + ["tianshou"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as when it is not installed
+    monkeypatch.delitem(sys.modules, "wizard_env.tianshou_marl", raising=False)
+    with pytest.raises(ImportError, match=r"needs tianshou, from the adapters extra: pip install -c constraints.txt -e '\.\[adapters\]'"):
+        importlib.import_module("wizard_env.tianshou_marl")

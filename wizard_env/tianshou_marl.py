@@ -38,11 +38,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from tianshou.algorithm.algorithm_base import TrainingStats
-from tianshou.algorithm.multiagent.marl import MapTrainingStats, MultiAgentOnPolicyAlgorithm
-from tianshou.data import Batch, ReplayBuffer
 
 from .adapters import NO_NEXT_TURN, turn_transitions
+
+try:
+    from tianshou.algorithm.algorithm_base import TrainingStats
+    from tianshou.algorithm.multiagent.marl import MapTrainingStats, MultiAgentOnPolicyAlgorithm
+    from tianshou.data import Batch, ReplayBuffer
+except ImportError as error:
+    raise ImportError("wizard_env.tianshou_marl needs tianshou, from the adapters extra: "
+                      "pip install -c constraints.txt -e '.[adapters]'") from error
 
 
 class TurnBasedOnPolicyAlgorithm(MultiAgentOnPolicyAlgorithm):
