@@ -129,10 +129,12 @@ export function scoreChart(names, rounds, numRounds) {
   const y = (v) => top + ((height - top - bottom) * (high - v)) / (high - low);
   chart.append(svg("line", { x1: left, x2: width - right, y1: y(0), y2: y(0), stroke: "#999", "stroke-dasharray": "4 3" }));
   chart.append(svg("line", { x1: left, x2: left, y1: top, y2: height - bottom, stroke: "#bbb" }));
-  const ticks = 4;
-  for (let i = 0; i <= ticks; i++) {
-    const v = low + ((high - low) * i) / ticks;
-    chart.append(svg("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#666" }, [String(Math.round(v))]));
+  const rough = (high - low) / 6;
+  const unit = 10 ** Math.floor(Math.log10(rough));
+  const tick = [1, 2, 5, 10].map((m) => m * unit).find((t) => t >= rough);  // a round step: 10, 20, 50, 100...
+  for (let v = Math.ceil(low / tick) * tick; v <= high; v += tick) {
+    chart.append(svg("line", { x1: left, x2: width - right, y1: y(v), y2: y(v), stroke: "#eee" }));
+    chart.append(svg("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#666" }, [String(v)]));
   }
   const step = Math.max(1, Math.ceil(numRounds / 10));
   for (let r = 0; r <= numRounds; r += step) {
