@@ -276,3 +276,40 @@ def test_fifty_concurrent_games_all_finish_and_re_play(tmp_path):
         (record,) = read_replays(tmp_path / view["replay"])
         assert record["seed"] == view["seed"]
         assert replay_game(record).totals.tolist() == [p["total"] for p in view["players"]]
+
+
+def test_every_offered_agent_plays_at_the_table(server):
+    base, folder = server
+    status, config = request(base, "GET", "/api/config")
+    assert config["agents"] == ["rule", "ppo", "random", "pimc"]
+    settings = {"players": 5, "rounds": "2", "seat": 2, "seed": 17, "opponents": ["rule", "ppo", "random", "pimc:samples=2"]}
+    view = play_out(base, settings, np.random.default_rng(5))
+    (record,) = read_replays(folder / view["replay"])
+    assert record["seats"] == ["rule", "ppo", "human", "random", "pimc:samples=2"]
+    assert replay_game(record).totals.tolist() == record["final_totals"]
+
+
+def test_a_full_room_drops_finished_then_abandoned_tables_and_refuses_the_rest(tmp_path, monkeypatch):
+    from wizard_env.web import tables as tables_module
+    from wizard_env.web.tables import RequestError, Tables
+
+    room = Tables(tmp_path, max_tables=2)
+    settings = {"players": 3, "rounds": "1", "seat": 0, "opponents": ["random"]}
+    first = room.create({**settings, "seed": 1})["table"]
+    second = room.create({**settings, "seed": 2})["table"]
+    with pytest.raises(RequestError, match="2 games are being played") as refusal:
+        room.create({**settings, "seed": 3})
+    assert refusal.value.status == 503 and len(room) == 2
+    view = first
+    while not view["over"]:
+        view = room.move(first["id"], {"seat": 0, "move": view["move"], "action": view["legal"][0]["action"]})["table"]
+    third = room.create({**settings, "seed": 3})["table"]  # the finished game makes room
+    with pytest.raises(RequestError, match="no table"):
+        room.get(first["id"])
+    assert room.view(second["id"])["move"] == second["move"] and room.view(third["id"])["seed"] == 3
+    monkeypatch.setattr(tables_module, "ABANDONED_SECONDS", -1.0)  # every unfinished table now counts as abandoned
+    room.view(third["id"])  # used just now: the second table is the least recently used
+    room.create({**settings, "seed": 4})
+    with pytest.raises(RequestError, match="no table"):
+        room.get(second["id"])
+    assert room.view(third["id"])["seed"] == 3

@@ -35,8 +35,10 @@ from ..rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 OFFERED_AGENTS = ("rule", "ppo", "random", "pimc")
 #: What the replay files of the play page are called: ``play-<time>-<seed>-<table>.jsonl``.
 REPLAY_PREFIX = "play"
-#: Tables held at once; past it the least recently used finished table is dropped, else a new one is refused.
+#: Tables held at once; past it the least recently used finished or abandoned table is dropped, else a new one is refused.
 MAX_TABLES = 500
+#: Seconds without a request after which an unfinished table counts as abandoned (dropped only to make room).
+ABANDONED_SECONDS = 3600.0
 #: The play page's word for the card a foresight round hides from its holder (the page never learns it).
 UNSEEN = "unseen"
 TABLE_ID = re.compile(r"[0-9a-f]{16}")
@@ -329,14 +331,16 @@ class Tables:
             return {"table": table.view(), "frames": frames}
 
     def _make_room(self) -> None:
-        """Drop the least recently used finished table when full; RequestError 503 when none is finished."""
+        """When full, drop the least recently used finished table, else one abandoned; RequestError 503 when none is."""
         if len(self._tables) < self.max_tables:
             return
-        for key, table in self._tables.items():
-            if table.game.is_over:
-                del self._tables[key]
-                return
-        raise RequestError(f"{self.max_tables} games are open, none finished: finish one or try later", 503)
+        idle_since = time.monotonic() - ABANDONED_SECONDS
+        for over in (True, False):
+            for key, table in self._tables.items():  # least recently used first
+                if table.game.is_over if over else table.touched < idle_since:
+                    del self._tables[key]
+                    return
+        raise RequestError(f"{self.max_tables} games are being played: finish one or try later", 503)
 
     def get(self, table_id: str) -> Table:
         """The table with this id (RequestError 404 when there is none)."""
