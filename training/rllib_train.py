@@ -8,17 +8,21 @@ Every seat of every game is played by one shared policy (RLlib's ``ActionMasking
 ``wizard_env.rllib.WizardMultiAgentEnv``), so each game gives the learner every seat's decisions.
 Each iteration samples ``--iteration-steps`` decisions from the env runners, runs PPO on them and
 prints one line: steps so far, steps per second of that iteration (sampling and update), and the mean
-return per seat of the games finished in it (points, unscaled). The run stops after ``--timesteps``
-decisions or ``--max-minutes``, at the end of an iteration.
+return per seat (points, unscaled) of the last 100 games finished (RLlib's smoothing window). The run
+stops after ``--timesteps`` decisions or ``--max-minutes``, at the end of an iteration.
 
 ``--out`` receives ``config.json``, ``latest.npz`` and ``checkpoints/step-N.npz`` (the policy in the
 ``wizard-ppo/1`` format that ``PPOAgent`` and ``wizard eval --agents ppo:DIR/latest.npz`` load; see
 ``rllib_export``) and ``rllib/`` (RLlib's own checkpoint of the algorithm, which ``--resume``
 continues from). Every file is written atomically, ``rllib/`` as a folder renamed into place.
 
-Same seed, same run: with ``--num-env-runners 0`` (games played in the driver) a seed gives the same
-weights. With remote env runners each runner plays its own seeded games, but how many episodes each
-contributes to an iteration depends on timing, so runs differ (RLlib's own limit).
+Same seed, same run, as far as RLlib allows: ``--seed`` seeds every env runner's games, the network's
+initial weights and the minibatch order, but the weights also depend on Python's string hashing, which
+changes from one process to the next (RLlib keeps agent ids in sets, whose order follows it). With
+``PYTHONHASHSEED`` set (``PYTHONHASHSEED=0 wizard train --backend rllib ...``) two runs of one seed
+gave identical weights here, with 0 and with 2 env runners (sampling is synchronous: each runner plays
+fixed fragments); without it the games are the same but the weights differ. An env runner that fails
+and is restarted, or a cluster whose runners time out, breaks this too.
 """
 
 from __future__ import annotations
@@ -33,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.batch import check_seed
+from wizard_env.bench import Stopwatch
 from wizard_env.files import remove_temps
 from wizard_env.rules import Rules
 
@@ -268,9 +272,10 @@ class RLlibTrainer:
         cfg, started = self.cfg, time.monotonic()
         mark = self.steps // cfg.checkpoint_every
         while self.steps < cfg.timesteps and time.monotonic() - started < cfg.max_minutes * 60:
-            begun = time.monotonic()
-            numbers = iteration_numbers(self.algo.train(), self.rules.num_players, cfg.reward_scale)
-            numbers["wall_s"] = time.monotonic() - begun
+            with Stopwatch() as watch:
+                result = self.algo.train()
+            numbers = iteration_numbers(result, self.rules.num_players, cfg.reward_scale)
+            numbers["wall_s"] = watch.seconds
             self.steps += int(numbers["steps"])
             self.illegal_actions += int(numbers["illegal_actions"])
             self.iterations.append(numbers)
