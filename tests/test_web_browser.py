@@ -55,11 +55,14 @@ def browser():
 
 @pytest.fixture()
 def page(browser, base):
-    """A desktop-sized page that fails the test on a script error or a request to another site."""
+    """A desktop-sized page that fails the test on a script or console error, or a request to another site."""
     context = browser.new_context(viewport=DESKTOP)
     tab = context.new_page()
     problems: list[str] = []
     tab.on("pageerror", lambda err: problems.append(f"script error: {err}"))
+    # a console error is a bug (a blocked style or script among them), except the log line of a refused request
+    tab.on("console", lambda msg: problems.append(f"console: {msg.text}")
+           if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
     tab.on("request", lambda req: None if req.url.startswith((base, "data:")) else problems.append(f"fetched {req.url}"))
     tab.set_default_timeout(WAIT_MS)
     yield tab
