@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.batch import check_seed
 from wizard_env.bench import Stopwatch
@@ -149,7 +148,9 @@ def start_ray(address: str, cfg: RLlibConfig) -> None:
         try:
             ray.init(address=address, **common)
         except ConnectionError as e:
-            raise ValueError(f"--address {address}: could not join the Ray cluster ({' '.join(str(e).split())[:200]})") from None
+            raise ValueError(f"--address {address}: could not join the Ray cluster ({' '.join(str(e).split())[:200]}); "
+                             "a cluster with token authentication needs RAY_AUTH_MODE=token and its token here "
+                             "(~/.ray/auth_token or RAY_AUTH_TOKEN): see docs/scaling.md") from None
     else:
         ray.init(num_cpus=max(2, cfg.num_env_runners), object_store_memory=OBJECT_STORE_BYTES, **common)
 
@@ -338,7 +339,7 @@ def check_resume(out: Path, cfg: RLlibConfig, rules: Rules) -> None:
         raise ValueError(f"--resume: {out} was trained with rules {saved.get('rules')}, this command asks for "
                          f"{rules_json(rules)}: pass the run's variant options")
     train = saved.get("train", {})
-    for key in ("hidden", "activation", "envs_per_runner"):
+    for key in ("hidden", "activation"):
         if train.get(key) != getattr(cfg, key):
             raise ValueError(f"--resume: {out} was trained with {key} {train.get(key)!r}, this command asks for {getattr(cfg, key)!r}")
 
