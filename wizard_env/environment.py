@@ -138,7 +138,8 @@ Version history
   ``wizard_env.observation.version_columns(0)`` turns a v1 vector into the v0 one; checkpoints
   record the version they were trained on. Later in v1, with observations, actions and rewards of
   legal play unchanged: infos hold the same keys from ``reset()`` on (``round_scores`` only after
-  the step that ended the round, ``round_over``, ``illegal_action``), and ``illegal_action="terminate"``.
+  the step that ended the round, ``round_over``, ``illegal_action``), ``illegal_action="terminate"``,
+  and ``render_mode="rgb_array"``.
 * v0: initial release.
 """
 
