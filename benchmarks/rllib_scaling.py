@@ -7,10 +7,10 @@ Usage (in the venv with the rllib extra, .venv-rllib)::
 
 A learner step is one decision of one seat, sampled by the env runners and trained on by PPO; an
 iteration samples ``--iteration-steps`` of them and runs the update (``--n-epochs`` over minibatches
-of ``--batch-size``), so steps/s is the rate of the whole loop. Each configuration builds its
-algorithm, runs ``--warmup`` iterations unmeasured, then ``--iterations`` measured ones; the
-configurations take turns ``--repeats`` times (1, 2, 1, 2, ...) so that a change in the machine's load
-falls on both. Printed: the median steps/s of each configuration over all its measured iterations,
+of ``--batch-size``; the defaults are ``wizard train --backend rllib``'s), so steps/s is the rate of
+the whole loop. Each configuration builds its algorithm, runs ``--warmup`` iterations unmeasured,
+then ``--iterations`` measured ones; the configurations take turns ``--repeats`` times (1, 2, 1, 2,
+...) so that a change in the machine's load falls on both. Printed: the median steps/s of each configuration over all its measured iterations,
 the seconds of sampling and of the update per iteration (RLlib's timers), and each configuration's
 ratio to the first one.
 """
@@ -57,8 +57,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4, help="players, 3..6")
     parser.add_argument("--rounds", default="standard", help="standard, or a round count")
     parser.add_argument("--envs-per-runner", type=int, default=4, help="games each env runner steps together")
-    parser.add_argument("--iteration-steps", type=int, default=4000, help="decisions per PPO iteration")
-    parser.add_argument("--batch-size", type=int, default=500, help="PPO minibatch")
+    parser.add_argument("--iteration-steps", type=int, default=8000, help="decisions per PPO iteration")
+    parser.add_argument("--batch-size", type=int, default=2048, help="PPO minibatch")
     parser.add_argument("--n-epochs", type=int, default=6, help="PPO epochs per iteration")
     parser.add_argument("--warmup", type=int, default=1, help="unmeasured iterations per configuration")
     parser.add_argument("--iterations", type=int, default=3, help="measured iterations per configuration and repeat")

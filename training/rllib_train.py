@@ -59,21 +59,25 @@ OBJECT_STORE_BYTES = 128 * 2**20
 
 @dataclass
 class RLlibConfig:
-    """Everything that defines an RLlib run (saved as config.json and inside every exported checkpoint)."""
+    """Everything that defines an RLlib run (saved as config.json and inside every exported checkpoint).
+
+    The settings that ``wizard train`` shares with the sb3 backend have its defaults, so the command line and
+    this class agree.
+    """
 
     timesteps: int = 3_000_000  #: decisions (of all seats) to sample, rounded up to whole iterations
     max_minutes: float = 18.0  #: stop after this much wall time, at the end of an iteration
     seed: int = 0  #: seeds RLlib (env runners' games, torch)
     num_env_runners: int = 1  #: Ray actors that play games (0: the driver plays them)
     envs_per_runner: int = 4  #: games each env runner steps together
-    iteration_steps: int = 4000  #: decisions sampled per PPO iteration (train_batch_size_per_learner)
-    batch_size: int = 500  #: PPO minibatch
+    iteration_steps: int = 8000  #: decisions sampled per PPO iteration (train_batch_size_per_learner)
+    batch_size: int = 2048  #: PPO minibatch
     n_epochs: int = 6  #: PPO epochs per iteration
     learning_rate: float = 1e-4  #: PPO's step size
     ent_coef: float = 0.0  #: entropy bonus
     clip_range: float = 0.2  #: PPO's clip of the policy ratio
     gamma: float = 1.0  #: discount (1: a game's scores are not discounted)
-    gae_lambda: float = 0.95  #: GAE lambda
+    gae_lambda: float = 1.0  #: GAE lambda (1: Monte Carlo returns)
     reward_scale: float = 0.01  #: round scores (about -100..+200) to about -1..+2
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the policy and value encoders
     activation: str = "relu"  #: activation of the hidden layers: relu or tanh
@@ -197,11 +201,6 @@ def _count_illegal_actions(*, episode, metrics_logger, **kwargs) -> None:
     metrics_logger.log_value("illegal_actions", count, reduce="sum")
 
 
-def policy_module(algo: Any) -> Any:
-    """The shared policy's torch module, as the learner holds it."""
-    return algo.get_module(POLICY_ID)
-
-
 def export_config(cfg: RLlibConfig, rules: Rules, steps: int) -> dict:
     """The JSON config of an exported checkpoint: PPOAgent's fields and this run's settings."""
     from .train import TrainConfig
@@ -214,7 +213,7 @@ def export_config(cfg: RLlibConfig, rules: Rules, steps: int) -> dict:
 
 def export_policy(algo: Any, cfg: RLlibConfig, rules: Rules, steps: int, path: str | os.PathLike) -> Path:
     """Write the shared policy as a ``wizard-ppo/1`` checkpoint at ``path`` (atomically); return the path."""
-    weights, hidden, activation = module_weights(policy_module(algo))
+    weights, hidden, activation = module_weights(algo.get_module(POLICY_ID))  # the learner's copy
     if hidden != list(cfg.hidden) or (hidden and activation != cfg.activation):
         raise ValueError(f"the module has hidden layers {hidden} ({activation}), the run asked for {cfg.hidden} ({cfg.activation})")
     config = export_config(cfg, rules, steps)
@@ -222,9 +221,21 @@ def export_policy(algo: Any, cfg: RLlibConfig, rules: Rules, steps: int, path: s
     return save_checkpoint(path, config, weights)
 
 
+def _swap_names(folder: Path) -> tuple[Path, Path]:
+    """The new and the old checkpoint folders beside ``folder`` while ``save_algorithm`` swaps them."""
+    return folder.with_name(f".{folder.name}.new"), folder.with_name(f".{folder.name}.old")
+
+
+def restore_interrupted_swap(folder: Path) -> None:
+    """Put the previous checkpoint back at ``folder`` if a run was killed between the two renames of a save."""
+    old = _swap_names(folder)[1]
+    if not folder.exists() and old.is_dir():
+        old.rename(folder)
+
+
 def save_algorithm(algo: Any, folder: Path) -> Path:
     """RLlib's checkpoint of ``algo`` at ``folder``, replaced whole: written beside it, then renamed into place."""
-    new, old = folder.with_name(f".{folder.name}.new"), folder.with_name(f".{folder.name}.old")
+    new, old = _swap_names(folder)
     for stale in (new, old):
         shutil.rmtree(stale, ignore_errors=True)
     algo.save_to_path(str(new.resolve()))
@@ -305,7 +316,7 @@ def run_rllib(cfg: RLlibConfig, rules: Rules, out: str | Path, resume: bool = Fa
     out, log = Path(out), log or say
     check_config(cfg)
     latest = out / "latest.npz"
-    if resume and not (latest.is_file() and (out / "rllib").is_dir()):
+    if resume and not (latest.is_file() and ((out / "rllib").is_dir() or _swap_names(out / "rllib")[1].is_dir())):
         raise ValueError(f"--resume: no RLlib run in {out} (needs latest.npz and rllib/)")
     if not resume and (latest.is_file() or (out / "checkpoints" / "latest.npz").is_file()):
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
@@ -317,6 +328,7 @@ def run_rllib(cfg: RLlibConfig, rules: Rules, out: str | Path, resume: bool = Fa
     with run_lock(out):
         for stale in remove_temps(out) + remove_temps(out / "checkpoints"):
             log(f"removed {stale}, left by a run killed while writing")
+        restore_interrupted_swap(out / "rllib")
         start_ray(address, cfg)
         trainer = RLlibTrainer(cfg, rules, out, quiet, log)
         try:

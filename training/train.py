@@ -520,8 +520,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="rllib: Ray actors playing games, one CPU each (0: the driver plays them; default 1)")
     rllib.add_argument("--envs-per-runner", type=options.int_type, default=4, metavar="N",
                        help="rllib: games each env runner steps together (default 4)")
-    rllib.add_argument("--iteration-steps", type=options.int_type, default=4000, metavar="N",
-                       help="rllib: decisions sampled per PPO iteration (default 4,000)")
+    rllib.add_argument("--iteration-steps", type=options.int_type, default=8000, metavar="N",
+                       help="rllib: decisions sampled per PPO iteration (default 8,000)")
 
 
 def parse_pool(text: str) -> dict[str, float]:
@@ -565,7 +565,7 @@ def run(args: argparse.Namespace) -> int:
         parser = argparse.ArgumentParser()
         add_arguments(parser)
         return rllib_train.run(args, vars(parser.parse_args([])))
-    for name, default in (("address", ""), ("num_env_runners", 1), ("envs_per_runner", 4), ("iteration_steps", 4000)):
+    for name, default in (("address", ""), ("num_env_runners", 1), ("envs_per_runner", 4), ("iteration_steps", 8000)):
         if getattr(args, name, default) != default:
             raise ValueError(f"--{name.replace('_', '-')} applies to --backend rllib only")
 

@@ -84,12 +84,14 @@ def test_the_export_gives_the_trained_modules_logits(run):
     np.testing.assert_allclose(agent.logits(observations), logits.numpy(), rtol=1e-5, atol=1e-5)
 
 
-def test_resume_continues_the_run(run):
+def test_resume_continues_the_run_even_after_a_kill_between_the_renames_of_a_save(run):
     out, _ = run
+    (out / "rllib").rename(out / ".rllib.old")  # as a run killed after moving the old checkpoint aside
     status, printed = wizard(*TINY, "--timesteps", "1500", "--out", str(out), "--resume")
     assert status == 0 and "resumed from" in printed and "at step 1,000" in printed
     config, _ = load_checkpoint(out / "latest.npz")
     assert config["num_timesteps"] == 1500
+    assert (out / "rllib").is_dir() and not (out / ".rllib.old").exists() and not (out / ".rllib.new").exists()
     status, _ = wizard(*TINY, "--timesteps", "1500", "--out", str(out))  # no --resume: the run is not overwritten
     assert status == 2
 
