@@ -1,4 +1,4 @@
-"""`wizard serve`: loaded only when run, one error line for what it cannot do, and a server that stops on Ctrl-C."""
+"""`wizard serve`: loaded only when run, one error line for what it cannot do, and a server that stops on Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
 
@@ -59,7 +59,8 @@ def test_serve_refuses_a_replay_folder_that_is_a_file(capsys, tmp_path):
     assert "is not a folder" in capsys.readouterr().err
 
 
-def test_serve_answers_with_the_variant_options_as_defaults_and_stops_on_ctrl_c(tmp_path):
+@pytest.mark.parametrize("stop, code, said", [(signal.SIGINT, 130, "wizard: interrupted"), (signal.SIGTERM, 143, "wizard: terminated")])
+def test_serve_answers_with_the_variant_options_as_defaults_and_stops_on_a_signal(stop, code, said, tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "wizard_env", "serve", "--port", "0", "--replays", str(tmp_path / "r"),
                                 "--players", "3", "--bidding", "hidden", "--rounds", "5"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -74,9 +75,9 @@ def test_serve_answers_with_the_variant_options_as_defaults_and_stops_on_ctrl_c(
         status, page = request(match[1], "GET", "/")
         assert status == 200 and "<title>Wizard: play against the agents</title>" in page
         assert request(match[1], "GET", "/api/config", headers={"Host": "attacker.example"})[0] == 400
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=60) == 130  # the CLI's status after Ctrl-C
-        assert process.stderr.read().strip() == "wizard: interrupted"
+        process.send_signal(stop)
+        assert process.wait(timeout=60) == code  # the command's status after Ctrl-C or SIGTERM, as every command's
+        assert process.stderr.read().strip() == said
     finally:
         if process.poll() is None:
             process.kill()

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import signal
 import socket
 import sys
+from typing import Any
 
 from .. import options
 from ..extras import require_extra
@@ -73,7 +75,7 @@ def bind(host: str, port: int) -> socket.socket:
 def run(args: argparse.Namespace) -> int:
     """Check the options and the extra, bind the address, serve until Ctrl-C."""
     require_extra("web", WEB_PACKAGES, "wizard serve")
-    from ..cli import make_rules
+    from ..cli import Terminated, make_rules
     from ..files import check_writable
 
     make_rules(args)  # the defaults the play page offers must make a game
@@ -92,6 +94,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"wizard: warning: listening on {args.host}: anyone who can reach it can play and read the replay folder",
               file=sys.stderr)
     sys.stdout.flush()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    server.run(sockets=[sock])
+    stopped_by = _serve(uvicorn, app, sock)
+    if stopped_by == signal.SIGTERM:
+        raise Terminated
+    if stopped_by is not None:  # Ctrl-C: the command's usual status and line after it
+        raise KeyboardInterrupt
     return 0
+
+
+def _serve(uvicorn: Any, app: Any, sock: socket.socket) -> int | None:
+    """Serve on ``sock`` until a signal stops the server (uvicorn shuts down gracefully); return that signal."""
+    stopped_by: list[int] = []
+
+    class Server(uvicorn.Server):  # uvicorn is imported only when the command runs
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            stopped_by.append(sig)
+            super().handle_exit(sig, frame)
+
+    try:
+        Server(uvicorn.Config(app, log_level="warning", lifespan="off")).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn raises the signal again once shut down; whether it surfaces is a race
+        pass
+    return stopped_by[0] if stopped_by else None
