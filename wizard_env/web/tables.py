@@ -25,7 +25,7 @@ from wizard_env.agents.registry import make_agent, parse_spec
 
 from ..batch import MAX_GAME_SEED, check_seed
 from ..cards import NO_CARD, SUITS, card_name, hand_names
-from ..cli import HUMAN, derive_seeds, parse_rounds
+from ..cli import HUMAN, SUIT_WORDS, derive_seeds, parse_rounds
 from ..game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, Phase, WizardGame
 from ..observation import is_foresight_round, observe
 from ..replay import game_record, write_replays
@@ -201,7 +201,7 @@ def seat_view(game: WizardGame, seat: int, names: Sequence[str], move: int) -> d
 def _announcement(game: WizardGame, names: Sequence[str], seat: int, actor: int, action: int, rnd: int) -> str:
     """One line saying what a move showed ``seat`` (a bid hidden by the variant is only 'has bid')."""
     if action >= TRUMP_OFFSET:
-        return f"{names[actor]} names trump: {SUITS[action - TRUMP_OFFSET]}"
+        return f"{names[actor]} names trump: {SUIT_WORDS[action - TRUMP_OFFSET]}"
     if action >= CARD_OFFSET:
         line = f"{names[actor]} plays {card_name(action - CARD_OFFSET)}"
         trick = game.log[rnd]["tricks"][-1]

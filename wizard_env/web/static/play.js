@@ -176,18 +176,30 @@ async function send(action) {
   const view = state.table;
   state.busy = true;
   document.body.dataset.state = "busy";
+  for (const button of document.querySelectorAll("button.legal")) button.disabled = true;
+  const waiting = setTimeout(() => showStatus("The other seats are thinking\u2026"), 300);
   try {
     const answer = await api(`/api/tables/${view.id}/move`, {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ seat: view.seat, move: view.move, action }),
     });
+    clearTimeout(waiting);
+    showStatus("");
     showError("");
     await play(answer.frames, answer.table);
   } catch (err) {
+    clearTimeout(waiting);
+    showStatus("");
     showError(err.message);
     state.busy = false;
     draw(state.table, true);
   }
+}
+
+function showStatus(text) {
+  const box = $("status");
+  box.textContent = text;
+  box.hidden = !text;
 }
 
 async function begin(event) {
