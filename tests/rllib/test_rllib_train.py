@@ -108,3 +108,23 @@ def test_bad_options_are_one_error_line(tmp_path, capsys, extra, message):
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "run").exists()
+
+
+def test_the_same_seed_trains_the_same_weights_in_one_process(ray_local, tmp_path):
+    """Games in the driver (0 env runners): a seed gives the same weights (across processes only with
+    PYTHONHASHSEED set, see rllib_train's docstring)."""
+    from wizard_env.training.rllib_export import module_weights
+    from wizard_env.training.rllib_train import RLlibConfig, RLlibTrainer
+
+    cfg = RLlibConfig(num_env_runners=0, envs_per_runner=2, iteration_steps=300, batch_size=100, n_epochs=2,
+                      hidden=[16], timesteps=600, seed=7)
+    weights = []
+    for seed in (7, 7, 8):
+        trainer = RLlibTrainer(RLlibConfig(**{**vars(cfg), "seed": seed}), Rules.make(4, 2), tmp_path, quiet=True)
+        try:
+            trainer.train()
+            weights.append(module_weights(trainer.algo.get_module(POLICY_ID))[0])
+        finally:
+            trainer.stop()
+    assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+    assert not np.array_equal(weights[0]["action_net.weight"], weights[2]["action_net.weight"])
