@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.batch import check_seed
 from wizard_env.bench import Stopwatch
@@ -187,14 +189,14 @@ def build_algorithm(cfg: RLlibConfig, rules: Rules) -> Any:
         .training(train_batch_size_per_learner=cfg.iteration_steps, minibatch_size=cfg.batch_size,
                   num_epochs=cfg.n_epochs, lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda,
                   clip_param=cfg.clip_range, entropy_coeff=cfg.ent_coef, vf_clip_param=float("inf"))
-        .callbacks(on_episode_end=_count_illegal_actions)
+        .callbacks(on_episode_end=count_illegal_actions)
         .debugging(seed=cfg.seed, log_level="ERROR")
         .reporting(min_time_s_per_iteration=0, min_sample_timesteps_per_iteration=0)
     )
     return config.build_algo()
 
 
-def _count_illegal_actions(*, episode, metrics_logger, **kwargs) -> None:
+def count_illegal_actions(*, episode, metrics_logger, **kwargs) -> None:
     """An episode-end callback: the illegal actions of the episode into the metric ``illegal_actions`` (summed)."""
     infos = episode.get_infos(-1)
     count = sum(bool(info.get("illegal_action")) for info in infos.values() if isinstance(info, dict))
@@ -211,9 +213,16 @@ def export_config(cfg: RLlibConfig, rules: Rules, steps: int) -> dict:
     return config
 
 
+def learner_weights(algo: Any) -> tuple[dict[str, np.ndarray], list[int], str]:
+    """``module_weights`` of the shared policy as the learner holds it. (``algo.get_module`` gives an env
+    runner's copy, whose value net is never updated: the learner sends the runners the policy only.)"""
+    results = algo.learner_group.foreach_learner(lambda learner: module_weights(learner.module[POLICY_ID]))
+    return next(iter(results)).get()
+
+
 def export_policy(algo: Any, cfg: RLlibConfig, rules: Rules, steps: int, path: str | os.PathLike) -> Path:
     """Write the shared policy as a ``wizard-ppo/1`` checkpoint at ``path`` (atomically); return the path."""
-    weights, hidden, activation = module_weights(algo.get_module(POLICY_ID))  # the learner's copy
+    weights, hidden, activation = learner_weights(algo)
     if hidden != list(cfg.hidden) or (hidden and activation != cfg.activation):
         raise ValueError(f"the module has hidden layers {hidden} ({activation}), the run asked for {cfg.hidden} ({cfg.activation})")
     config = export_config(cfg, rules, steps)

@@ -73,15 +73,25 @@ def test_the_export_plays_duplicate_deals_against_rule_agents(run):
     assert status == 0 and (out / "eval" / "eval.json").is_file()
 
 
-def test_the_export_gives_the_trained_modules_logits(run):
+def test_the_export_gives_the_trained_modules_logits_and_values(run):
     out, _ = run
     module = RLModule.from_checkpoint(out / "rllib" / "learner_group" / "learner" / "rl_module" / POLICY_ID)
     agent = PPOAgent.load(out / "latest.npz")
     observations, masks = positions(30)
+    def batch():  # a new one per call: the module pops the observation's keys
+        return {Columns.OBS: {"observations": torch.as_tensor(observations), "action_mask": torch.ones(masks.shape)}}
+
     with torch.no_grad():
-        logits = module.forward_inference({Columns.OBS: {"observations": torch.as_tensor(observations),
-                                                         "action_mask": torch.ones(masks.shape)}})[Columns.ACTION_DIST_INPUTS]
+        logits = module.forward_inference(batch())[Columns.ACTION_DIST_INPUTS]
+        values = module.compute_values(batch())
     np.testing.assert_allclose(agent.logits(observations), logits.numpy(), rtol=1e-5, atol=1e-5)
+    # the value net too: the learner's, which the env runners' copies of the module do not receive
+    _, weights = load_checkpoint(out / "latest.npz")
+    x = observations
+    for i in (0, 2):
+        x = np.maximum(x @ weights[f"mlp_extractor.value_net.{i}.weight"].T + weights[f"mlp_extractor.value_net.{i}.bias"], 0)
+    np.testing.assert_allclose((x @ weights["value_net.weight"].T + weights["value_net.bias"])[:, 0], values.numpy(),
+                               rtol=1e-5, atol=1e-5)
 
 
 def test_resume_continues_the_run_even_after_a_kill_between_the_renames_of_a_save(run):
