@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
+from wizard_env.actions import NUM_ACTIONS
+from wizard_env.agents.rule_features import FEATURES
+from wizard_env.training import rollout_values as rv
 from wizard_env.training.rollout_values import VALUE_SCALE
 from wizard_env.training.train_values import ValuesConfig, run_training
 from wizard_env.batch import WizardBatch
@@ -97,3 +100,29 @@ def test_data_all_fits_every_iterations_data_and_a_resume_may_change_the_fit(tmp
     assert len(fitted) == 1 and fitted[0] > own  # iteration 0's decisions too (less the held-out chunks)
     with pytest.raises(ValueError, match="--share"):  # a setting of the data may not change
         run(out, dataclasses.replace(TINY, iterations=3, share=0.5), resume=True)
+
+
+def test_features_give_a_network_that_reads_rule_agents_numbers_and_a_resume_may_not_drop_them(tmp_path: Path):
+    out = tmp_path / "run"
+    run(out, dataclasses.replace(TINY, features=True))
+    config, weights = load_checkpoint(out / "checkpoints" / "latest.npz")
+    plain, _ = load_checkpoint(run(tmp_path / "plain").out / "checkpoints" / "latest.npz")
+    assert config["features"] is True and plain["features"] is False
+    first = weights["mlp_extractor.policy_net.0.weight"]
+    assert first.shape[1] == rv.input_width(True) == rv.input_width(False) + FEATURES * NUM_ACTIONS
+    agent = PPOAgent(config, weights, seed=0)
+    batch = WizardBatch(RULES, 4, seed=1, autoreset=False)
+    while (live := np.flatnonzero(batch.phase != 3)).size:  # a whole game: every action legal (step checks)
+        batch.step(agent.act_batch(batch.observe(live), batch.legal_masks(live)), live)
+    # The features' columns carry weight: zeroing them changes the values the agent plays by.
+    observations, masks = batch_positions()
+    cut = dict(weights, **{"mlp_extractor.policy_net.0.weight": np.where(np.arange(first.shape[1]) >= rv.input_width(False), 0, first)})
+    assert not np.allclose(agent.logits(observations, masks), PPOAgent(config, cut, seed=0).logits(observations, masks))
+    with pytest.raises(ValueError, match="--features"):
+        run(out, dataclasses.replace(TINY, iterations=2), resume=True)
+
+
+def batch_positions() -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of the first decisions of a few fresh games (bids and trump choices)."""
+    batch = WizardBatch(RULES, 8, seed=5, autoreset=False)
+    return batch.observe(batch.all_games), batch.legal_masks(batch.all_games)

@@ -27,8 +27,9 @@ from wizard_env.agents.checkpoint import weight_names
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
 from wizard_env.agents.rollouts import rollout_values
 from wizard_env.agents.rule_agent import RuleAgent
+from wizard_env.agents.rule_features import FEATURES, action_features
 from wizard_env.actions import NUM_ACTIONS, Phase
-from wizard_env.observation import SLICES
+from wizard_env.observation import OBS_SIZE, SLICES
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
 
@@ -124,13 +125,23 @@ def set_network_weights(net, weights: dict[str, np.ndarray]) -> None:
             layer.bias.copy_(torch.as_tensor(weights[bias]))
 
 
-def inputs(samples: ValueSamples, rows: np.ndarray) -> np.ndarray:
-    """float32 network inputs of ``rows``: the observation, then RuleAgent's choice as a one-hot
-    (as ``PPOAgent`` with advice builds them)."""
-    return np.concatenate([samples.observations[rows].astype(np.float32), one_hot(samples.advice[rows])], axis=1)
+def input_width(features: bool) -> int:
+    """Inputs of the network: the observation, RuleAgent's choice, and with ``features`` RuleAgent's numbers by action."""
+    return OBS_SIZE + NUM_ACTIONS * (1 + FEATURES * features)
 
 
-def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray, batch: int = 4096) -> np.ndarray:
+def inputs(samples: ValueSamples, rows: np.ndarray, features: bool = False) -> np.ndarray:
+    """float32 network inputs of ``rows``: the observation, RuleAgent's choice as a one-hot, and with ``features``
+    RuleAgent's numbers by action (as ``PPOAgent`` builds them for a checkpoint with advice and features)."""
+    observations = samples.observations[rows].astype(np.float32)
+    parts = [observations, one_hot(samples.advice[rows])]
+    if features:
+        parts.append(action_features(observations, samples.masks[rows]))
+    return np.concatenate(parts, axis=1)
+
+
+def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False,
+                   batch: int = 4096) -> np.ndarray:
     """The network's best legal action for each of ``rows``, RuleAgent's choice getting the ``bonus`` of its phase
     (one per ``Phase``, as ``PPOAgent`` plays)."""
     import torch
@@ -139,17 +150,17 @@ def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarr
     with torch.no_grad():
         for start in range(0, len(rows), batch):
             part = rows[start:start + batch]
-            x = inputs(samples, part)
+            x = inputs(samples, part, features)
             phase = samples.observations[part][:, SLICES["phase"]].argmax(axis=1)
-            values = net(torch.as_tensor(x)).numpy() + bonus[phase][:, None] * x[:, -NUM_ACTIONS:]
+            values = net(torch.as_tensor(x)).numpy() + bonus[phase][:, None] * x[:, OBS_SIZE:OBS_SIZE + NUM_ACTIONS]
             out.append(np.where(samples.masks[part], values, -np.inf).argmax(axis=1))
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
-def gains(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray) -> dict[str, float]:
+def gains(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False) -> dict[str, float]:
     """On ``rows`` (decisions the fit did not see): how often the network departs from RuleAgent's choice, and
     by phase the mean rollout value of its choice minus RuleAgent's (points per decision)."""
-    chosen = chosen_actions(net, samples, rows, bonus)
+    chosen = chosen_actions(net, samples, rows, bonus, features)
     at = np.arange(len(rows))
     gain = samples.values[rows][at, chosen] - samples.values[rows][at, samples.advice[rows]]
     phase = samples.observations[rows][:, SLICES["phase"]].argmax(axis=1)
@@ -160,8 +171,10 @@ def gains(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray) -> di
     return stats
 
 
-def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, batch_size: int, seed: int) -> float:
+def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, batch_size: int, seed: int,
+        features: bool = False) -> float:
     """Fit ``net`` to the rollout values (times VALUE_SCALE) of decisions ``train``: the final epoch's mean loss.
+    ``features``: the network reads RuleAgent's numbers by action too (``inputs``).
 
     The loss compares values centred over each decision's legal actions, so what the deal was worth to
     everyone (the bulk of a score's spread) does not enter it, only how the actions differ.
@@ -179,7 +192,7 @@ def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, b
             rows = order[start:start + batch_size]
             target = np.nan_to_num(samples.values[rows] * VALUE_SCALE)
             legal = torch.as_tensor(samples.masks[rows])
-            error = centred(net(torch.as_tensor(inputs(samples, rows))), legal) - centred(torch.as_tensor(target), legal)
+            error = centred(net(torch.as_tensor(inputs(samples, rows, features))), legal) - centred(torch.as_tensor(target), legal)
             loss = (error ** 2).sum(dim=1).div(legal.sum(dim=1)).mean()
             optimizer.zero_grad()
             loss.backward()

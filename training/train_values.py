@@ -69,6 +69,7 @@ class ValuesConfig:
     margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
     play_margin: float | None = None  #: the margin of card play alone (default: --margin)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network
+    features: bool = False  #: the network also reads RuleAgent's numbers for every action (its chances of a card holding the trick, of a bid being met)
     data: str = "last"  #: what an iteration fits: its own data (last) or the data of every iteration so far (all)
     epochs: int = 4  #: passes over the data of a fit
     learning_rate: float = 1e-3  #: Adam's step size, decayed linearly to 5% over the fit
@@ -91,6 +92,8 @@ DATA = ("last", "all")
 #: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
 #: records the settings it was made with.
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate")
+#: Settings added after runs were saved without them, and the value such a run had.
+LATER_DEFAULTS = {"data": "last", "features": False}
 
 
 def check_config(cfg: ValuesConfig) -> None:
@@ -115,7 +118,7 @@ SAMPLE_BYTES = 2 * (2 * OBS_SIZE + 5 * NUM_ACTIONS + 8)
 def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
     """The JSON config stored with the weights (the network reads RuleAgent's advice; ReLU layers)."""
     return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
-            "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": True,
+            "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": True, "features": cfg.features,
             "advice_bonus": advice_bonus(cfg),
             "rules": rules_json(rules), "train": {"method": "rollout-values", **dataclasses.asdict(cfg)},
             "iteration": iteration, "num_samples": samples}  # decisions collected by the run up to this iteration
@@ -224,7 +227,7 @@ class ValuesTrainer:
 
         cfg = self.cfg
         torch.manual_seed(cfg.seed + iteration)
-        net = rv.value_network(OBS_SIZE + NUM_ACTIONS, cfg.hidden)
+        net = rv.value_network(rv.input_width(cfg.features), cfg.hidden)
         if iteration:
             rv.set_network_weights(net, load_checkpoint(self.checkpoint(iteration - 1))[1])
         samples, chunk = rv.load_samples(chunks)
@@ -232,9 +235,9 @@ class ValuesTrainer:
         if not held_out.any() or held_out.all():
             held_out = np.zeros(len(chunk), dtype=bool)
         train, check = np.flatnonzero(~held_out), np.flatnonzero(held_out)[:30_000]
-        loss = rv.fit(net, samples, train, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed + iteration)
+        loss = rv.fit(net, samples, train, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed + iteration, cfg.features)
         bonus = phase_bonus(advice_bonus(cfg), True, str(self.out))
-        stats = {"decisions": int(len(train)), "loss": loss, **(rv.gains(net, samples, check, bonus) if check.size else {})}
+        stats = {"decisions": int(len(train)), "loss": loss, **(rv.gains(net, samples, check, bonus, cfg.features) if check.size else {})}
         config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far)
         weights = rv.network_weights(net)
         save_checkpoint(self.checkpoint(iteration), config, weights)
@@ -292,7 +295,7 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
             raise ValueError(f"--resume: no run in {out} (no config.json)")
         before = json.loads(saved.read_text())
         now = {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
-        changed = [k for k in now["train"] if k not in RESUME_MAY_CHANGE and before["train"].get(k, "last" if k == "data" else None) != now["train"][k]]
+        changed = [k for k in now["train"] if k not in RESUME_MAY_CHANGE and before["train"].get(k, LATER_DEFAULTS.get(k)) != now["train"][k]]
         if before.get("rules") != now["rules"] or changed:
             what = f"--{changed[0].replace('_', '-')} {before['train'].get(changed[0])!r}" if changed else f"rules {before.get('rules')}"
             may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
@@ -322,6 +325,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
                         help=f"{docs['play_margin']}")
     parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
+    parser.add_argument("--features", action="store_true", help=docs["features"])
     parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
