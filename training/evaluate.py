@@ -27,6 +27,7 @@ from wizard_env.agents.registry import AGENT_NAMES, make_agent
 from wizard_env import options
 from wizard_env.actions import Phase
 from wizard_env.batch import WizardBatch
+from wizard_env.extras import MissingExtra, install_command, require_extra  # noqa: F401 (MissingExtra re-exported for eval_report and rllib_train)
 from wizard_env.rules import Rules
 from wizard_env.simulate import Z_95, mean_ci  # noqa: F401 (re-exported: scripts import them from here)
 
@@ -41,20 +42,12 @@ EVAL_BYTES_PER_GAME = 2000
 RATING_ORDERS = 10
 #: The optional packages of the report (the ``eval`` extra): the ratings and the plot.
 EVAL_PACKAGES = ("openskill", "matplotlib")
-EVAL_INSTALL = "pip install -c constraints.txt -e '.[eval]'"
-
-
-class MissingExtra(ImportError):
-    """An optional package is not installed; the message names it and the command that installs it."""
+EVAL_INSTALL = install_command("eval")
 
 
 def require_eval_extra(user: str = "wizard eval") -> None:
     """MissingExtra naming the first package of the ``eval`` extra that is not installed, if any (nothing is imported)."""
-    from importlib.util import find_spec
-
-    for package in EVAL_PACKAGES:
-        if find_spec(package) is None:
-            raise MissingExtra(f"{user} needs {package}, from the eval extra: {EVAL_INSTALL}")
+    require_extra("eval", EVAL_PACKAGES, user)
 
 HELP = "compare agents on duplicate deals: every agent plays every deal from every seat"
 DESCRIPTION = (
