@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import socket
 import sys
 import time
 from dataclasses import dataclass, field
@@ -46,17 +45,12 @@ from wizard_env.files import remove_temps
 from wizard_env.rules import Rules
 
 from . import train_report
-from .evaluate import MissingExtra
+from .rllib_cluster import check_address, require_rllib, start_ray
 from .rllib_export import module_weights
 from .train import check_ranges, checkpoint_config, rules_json, run_lock, say
 
-RLLIB_INSTALL = "pip install -c constraints.txt -e '.[rllib]'"
 #: The module id of the one policy every seat plays.
 POLICY_ID = "shared"
-#: Seconds ``--address`` may take to answer before the run gives up.
-CONNECT_TIMEOUT_S = 10.0
-#: The local Ray instance's object store (the smallest Ray accepts is 75 MiB): batches are a few MB.
-OBJECT_STORE_BYTES = 128 * 2**20
 
 
 @dataclass
@@ -109,60 +103,10 @@ def check_config(cfg: RLlibConfig) -> None:
         raise ValueError(f"--batch-size {cfg.batch_size} is larger than --iteration-steps {cfg.iteration_steps}")
 
 
-def require_rllib(user: str = "wizard train --backend rllib") -> None:
-    """MissingExtra naming the first package of the ``rllib`` extra that is not installed (nothing is imported)."""
-    from importlib.util import find_spec
-
-    for module, package in (("ray", "ray[rllib]"), ("torch", "torch")):
-        if find_spec(module) is None:
-            raise MissingExtra(f"{user} needs {package}, from the rllib extra: {RLLIB_INSTALL}")
-    try:
-        found = find_spec("ray.rllib") is not None  # imports ray itself (not RLlib)
-    except ImportError:
-        found = False
-    if not found:
-        raise MissingExtra(f"{user} needs ray[rllib] (ray is installed without RLlib), from the rllib extra: {RLLIB_INSTALL}")
-
-
-def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
-    """ValueError unless ``host:port`` (a Ray cluster's GCS) accepts a connection within ``timeout`` seconds."""
-    if address in ("auto", "local") or address.startswith("ray://"):
-        return
-    host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"--address {address!r}: expected HOST:PORT of a Ray cluster's head (such as 10.0.0.1:6379), or auto")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
-    except OSError as e:
-        raise ValueError(f"--address {address}: no Ray cluster answered within {timeout:g} s ({e.strerror or e}); "
-                         "start one with 'ray start --head' on that machine") from None
-
-
-def start_ray(address: str, cfg: RLlibConfig) -> None:
-    """Join the Ray cluster at ``address``, or start a small local instance ('' or None)."""
-    import logging
-
-    # Ray's C++ core logs every retry and notice to stderr; its failures reach us as exceptions anyway
-    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
-    import ray
-
-    if ray.is_initialized():
-        return
-    common: dict[str, Any] = dict(logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
-    if address:
-        check_address(address)
-        try:
-            ray.init(address=address, **common)
-        except ConnectionError as e:
-            raise ValueError(f"--address {address}: could not join the Ray cluster ({' '.join(str(e).split())[:200]}); "
-                             "a cluster with token authentication needs RAY_AUTH_MODE=token and its token here "
-                             "(~/.ray/auth_token or RAY_AUTH_TOKEN): see docs/scaling.md") from None
-    else:
-        ray.init(num_cpus=max(2, cfg.num_env_runners), object_store_memory=OBJECT_STORE_BYTES, **common)
-
-
 def build_algorithm(cfg: RLlibConfig, rules: Rules) -> Any:
     """RLlib's PPO on the Wizard env: one shared masked policy for every seat."""
+    import logging
+
     import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
@@ -172,6 +116,9 @@ def build_algorithm(cfg: RLlibConfig, rules: Rules) -> Any:
 
     from wizard_env.rllib import WizardMultiAgentEnv
 
+    # RLlib's notices (the new API stack is the default, its example module's base class is deprecated)
+    # would precede every run's output; its errors still show
+    logging.getLogger("ray.rllib").setLevel(logging.ERROR)
     torch.set_num_threads(cfg.torch_threads)
     model = DefaultModelConfig(fcnet_hiddens=list(cfg.hidden), fcnet_activation=cfg.activation, head_fcnet_hiddens=[],
                                vf_share_layers=False)
@@ -402,7 +349,7 @@ def run(args: Any, defaults: dict[str, Any]) -> int:
     trainer = run_rllib(cfg, rules, out, args.resume, args.quiet, address=args.address or "")
     done = trainer.iterations
     rate = sum(i["steps"] for i in done) / max(sum(i["wall_s"] for i in done), 1e-9)
-    print(f"trained {trainer.steps:,} steps in {len(done)} iterations ({rate:,.0f} steps/s); "
+    print(f"trained {trainer.steps:,} steps in {len(done)} iteration{'s' if len(done) != 1 else ''} ({rate:,.0f} steps/s); "
           f"illegal actions: {trainer.illegal_actions}; policy: {out / 'latest.npz'}")
     sys.stdout.flush()
     return 0

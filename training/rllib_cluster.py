@@ -1,0 +1,76 @@
+"""Where an RLlib run runs: the check that the rllib extra is installed, and joining or starting Ray.
+
+``start_ray("", cfg)`` starts a small local instance (CPUs: the larger of 2 and the env runners; a
+128 MiB object store); ``start_ray("HOST:PORT" or "auto", cfg)`` joins a running cluster, after
+checking within ``CONNECT_TIMEOUT_S`` that the address answers at all, so a wrong address is one error
+line instead of Ray's long retries (docs/scaling.md: clusters and their token authentication).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import TYPE_CHECKING, Any
+
+from .evaluate import MissingExtra
+
+if TYPE_CHECKING:
+    from .rllib_train import RLlibConfig
+
+RLLIB_INSTALL = "pip install -c constraints.txt -e '.[rllib]'"
+#: Seconds ``--address`` may take to answer before the run gives up.
+CONNECT_TIMEOUT_S = 10.0
+#: The local Ray instance's object store (the smallest Ray accepts is 75 MiB): batches are a few MB.
+OBJECT_STORE_BYTES = 128 * 2**20
+
+
+def require_rllib(user: str = "wizard train --backend rllib") -> None:
+    """MissingExtra naming the first package of the ``rllib`` extra that is not installed (nothing is imported)."""
+    from importlib.util import find_spec
+
+    for module, package in (("ray", "ray[rllib]"), ("torch", "torch")):
+        if find_spec(module) is None:
+            raise MissingExtra(f"{user} needs {package}, from the rllib extra: {RLLIB_INSTALL}")
+    try:
+        found = find_spec("ray.rllib") is not None  # imports ray itself (not RLlib)
+    except ImportError:
+        found = False
+    if not found:
+        raise MissingExtra(f"{user} needs ray[rllib] (ray is installed without RLlib), from the rllib extra: {RLLIB_INSTALL}")
+
+
+def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    """ValueError unless ``host:port`` (a Ray cluster's GCS) accepts a connection within ``timeout`` seconds."""
+    if address in ("auto", "local") or address.startswith("ray://"):
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--address {address!r}: expected HOST:PORT of a Ray cluster's head (such as 10.0.0.1:6379), or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise ValueError(f"--address {address}: no Ray cluster answered within {timeout:g} s ({e.strerror or e}); "
+                         "start one with 'ray start --head' on that machine") from None
+
+
+def start_ray(address: str, cfg: "RLlibConfig") -> None:
+    """Join the Ray cluster at ``address``, or start a small local instance ('' or None)."""
+    import logging
+
+    # Ray's C++ core logs every retry and notice to stderr; its failures reach us as exceptions anyway
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    import ray
+
+    if ray.is_initialized():
+        return
+    common: dict[str, Any] = dict(logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
+    if address:
+        check_address(address)
+        try:
+            ray.init(address=address, **common)
+        except ConnectionError as e:
+            raise ValueError(f"--address {address}: could not join the Ray cluster ({' '.join(str(e).split())[:200]}); "
+                             "a cluster with token authentication needs RAY_AUTH_MODE=token and its token here "
+                             "(~/.ray/auth_token or RAY_AUTH_TOKEN): see docs/scaling.md") from None
+    else:
+        ray.init(num_cpus=max(2, cfg.num_env_runners), object_store_memory=OBJECT_STORE_BYTES, **common)
