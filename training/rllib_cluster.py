@@ -1,7 +1,7 @@
 """Where an RLlib run runs: the check that the rllib extra is installed, and joining or starting Ray.
 
-``start_ray("", cfg)`` starts a small local instance (CPUs: the larger of 2 and the env runners; a
-128 MiB object store); ``start_ray("HOST:PORT" or "auto", cfg)`` joins a running cluster, after
+``start_ray("", cfg)`` starts a small local instance (CPUs: the larger of 2 and the env runners; an
+object store of 128 MiB, or of two iterations' samples if larger); ``start_ray("HOST:PORT" or "auto", cfg)`` joins a running cluster, after
 checking within ``CONNECT_TIMEOUT_S`` that the address answers at all, so a wrong address is one error
 line instead of Ray's long retries (docs/scaling.md: clusters and their token authentication).
 """
@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 RLLIB_INSTALL = "pip install -c constraints.txt -e '.[rllib]'"
 #: Seconds ``--address`` may take to answer before the run gives up.
 CONNECT_TIMEOUT_S = 10.0
-#: The local Ray instance's object store (the smallest Ray accepts is 75 MiB): batches are a few MB.
+#: The local Ray instance's object store: at least this (the smallest Ray accepts is 75 MiB) ...
 OBJECT_STORE_BYTES = 128 * 2**20
+#: ... or room for two iterations' samples on their way from the runners (a decision's observation and mask: 6.3 kB).
+SAMPLE_BYTES_PER_STEP = 8 * 1024
 
 
 def require_rllib(user: str = "wizard train --backend rllib") -> None:
@@ -73,4 +75,5 @@ def start_ray(address: str, cfg: "RLlibConfig") -> None:
                              "a cluster with token authentication needs RAY_AUTH_MODE=token and its token here "
                              "(~/.ray/auth_token or RAY_AUTH_TOKEN): see docs/scaling.md") from None
     else:
-        ray.init(num_cpus=max(2, cfg.num_env_runners), object_store_memory=OBJECT_STORE_BYTES, **common)
+        store = max(OBJECT_STORE_BYTES, 2 * cfg.iteration_steps * SAMPLE_BYTES_PER_STEP)
+        ray.init(num_cpus=max(2, cfg.num_env_runners), object_store_memory=store, **common)

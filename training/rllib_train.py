@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env import options
 from wizard_env.batch import check_seed
 from wizard_env.bench import Stopwatch
 from wizard_env.files import remove_temps
@@ -88,6 +89,9 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "checkpoint_every": (1, None), "torch_threads": (1, 256),
 }
 ABOVE_ZERO = ("learning_rate", "reward_scale", "clip_range")
+#: What the learner holds per decision of an iteration: the observation and mask in the sampled batch,
+#: again as tensors, and the columns PPO adds (a bound, not measured).
+LEARNER_BYTES_PER_STEP = 32 * 1024
 
 
 def check_config(cfg: RLlibConfig) -> None:
@@ -99,6 +103,7 @@ def check_config(cfg: RLlibConfig) -> None:
     if cfg.activation not in ("relu", "tanh"):
         raise ValueError(f"activation must be relu or tanh, not {cfg.activation!r}")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
+    options.check_memory("--iteration-steps", cfg.iteration_steps, LEARNER_BYTES_PER_STEP)
     if cfg.batch_size > cfg.iteration_steps:
         raise ValueError(f"--batch-size {cfg.batch_size} is larger than --iteration-steps {cfg.iteration_steps}")
 
