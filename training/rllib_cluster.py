@@ -12,12 +12,11 @@ import os
 import socket
 from typing import TYPE_CHECKING, Any
 
-from .evaluate import MissingExtra
+from wizard_env.extras import MissingExtra, install_command, require_extra
 
 if TYPE_CHECKING:
     from .rllib_train import RLlibConfig
 
-RLLIB_INSTALL = "pip install -c constraints.txt -e '.[rllib]'"
 #: Seconds ``--address`` may take to answer before the run gives up.
 CONNECT_TIMEOUT_S = 10.0
 #: The local Ray instance's object store: at least this (the smallest Ray accepts is 75 MiB) ...
@@ -30,15 +29,14 @@ def require_rllib(user: str = "wizard train --backend rllib") -> None:
     """MissingExtra naming the first package of the ``rllib`` extra that is not installed (nothing is imported)."""
     from importlib.util import find_spec
 
-    for module, package in (("ray", "ray[rllib]"), ("torch", "torch")):
-        if find_spec(module) is None:
-            raise MissingExtra(f"{user} needs {package}, from the rllib extra: {RLLIB_INSTALL}")
+    require_extra("rllib", {"ray": "ray[rllib]", "torch": "torch"}, user)
     try:
         found = find_spec("ray.rllib") is not None  # imports ray itself (not RLlib)
     except ImportError:
         found = False
     if not found:
-        raise MissingExtra(f"{user} needs ray[rllib] (ray is installed without RLlib), from the rllib extra: {RLLIB_INSTALL}")
+        raise MissingExtra(f"{user} needs ray[rllib] (ray is installed without RLlib), from the rllib extra: "
+                           f"{install_command('rllib')}")
 
 
 def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:

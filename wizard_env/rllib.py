@@ -33,14 +33,15 @@ from typing import Any, Mapping
 
 import numpy as np
 
-try:
-    from ray.rllib.env.multi_agent_env import MultiAgentEnv
-except ImportError:
-    raise ImportError("wizard_env.rllib needs ray[rllib], from the rllib extra: "
-                      "pip install -c constraints.txt -e '.[rllib]'") from None
 from gymnasium import spaces
 
 from .environment import raw_env
+from .extras import MissingExtra, install_command
+
+try:
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+except ImportError:
+    raise MissingExtra(f"wizard_env.rllib needs ray[rllib], from the rllib extra: {install_command('rllib')}") from None
 
 #: The observation keys RLlib's action-masking RLModule reads.
 OBS_KEY, MASK_KEY = "observations", "action_mask"
