@@ -32,7 +32,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import numpy as np
-
 from gymnasium import spaces
 
 from .environment import raw_env
