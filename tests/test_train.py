@@ -69,6 +69,12 @@ def test_train_refuses_to_overwrite_a_run_or_resume_nothing(tmp_path: Path, caps
         assert main(["train", *TINY, "--timesteps", "64", "--out", str(out), "--mix", mix]) == 2
         assert "--mix" in capsys.readouterr().err
     assert not out.exists()
+    other = tmp_path / "rllib-run"  # a run of the other backend: config.json and latest.npz at the top, no checkpoints/latest.npz
+    other.mkdir()
+    (other / "config.json").write_text('{"train": {"backend": "rllib"}}')
+    assert main(["train", *TINY, "--timesteps", "64", "--out", str(other)]) == 2
+    assert "already holds a run" in capsys.readouterr().err
+    assert sorted(p.name for p in other.iterdir()) == ["config.json"]
 
 
 def test_warm_start_demonstrations_are_rule_agent_decisions_with_round_scores():

@@ -355,7 +355,7 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
     latest = out / "checkpoints" / "latest.npz"
     if resume and not latest.is_file():
         raise ValueError(f"--resume: no checkpoint at {latest}")
-    if not resume and latest.is_file():
+    if not resume and (latest.is_file() or (out / "config.json").exists()):  # config.json: a run of either backend
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     if resume:
         check_resume(out, cfg, rules)
