@@ -8,9 +8,12 @@ line instead of Ray's long retries (docs/scaling.md: clusters and their token au
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
-from typing import TYPE_CHECKING, Any
+import sys
+import tempfile
+from typing import TYPE_CHECKING, Any, Iterator
 
 from wizard_env.extras import MissingExtra, install_command, require_extra
 
@@ -47,10 +50,52 @@ def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"--address {address!r}: expected HOST:PORT of a Ray cluster's head (such as 10.0.0.1:6379), or auto")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as connection:
+            if os.environ.get("RAY_USE_TLS", "0") in ("", "0"):  # a TLS server waits for a TLS greeting instead
+                speaks_grpc(connection)
     except OSError as e:
         raise ValueError(f"--address {address}: no Ray cluster answered within {timeout:g} s ({e.strerror or e}); "
                          "start one with 'ray start --head' on that machine") from None
+
+
+#: An HTTP/2 client's opening (gRPC runs on HTTP/2): the preface, then an empty SETTINGS frame.
+_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+_SETTINGS_FRAME = 4
+
+
+def speaks_grpc(connection: socket.socket) -> None:
+    """OSError unless the server on ``connection`` answers an HTTP/2 opening with its SETTINGS frame, as a Ray head's
+    gRPC server does at once: something else on that port (or a silent one, on which ``ray.init`` waits without end)
+    is refused within the connection's timeout."""
+    connection.sendall(_HTTP2_HELLO)
+    header = b""
+    while len(header) < 9:
+        part = connection.recv(9 - len(header))
+        if not part:
+            break
+        header += part
+    if len(header) < 9 or header[3] != _SETTINGS_FRAME:
+        raise OSError("the address accepts connections but does not answer as a Ray cluster's gRPC server")
+
+
+@contextlib.contextmanager
+def held_stderr() -> Iterator[None]:
+    """Send what is written to file descriptor 2 (also by C and C++ code) to a temporary file while the block runs.
+    If the block succeeds, that output is written to stderr after it; if it raises, the output is dropped (the
+    exception says what went wrong in one line)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with tempfile.TemporaryFile() as held:
+            os.dup2(held.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+            held.seek(0)
+            sys.stderr.write(held.read().decode(errors="replace"))
+    finally:
+        os.close(saved)
 
 
 def start_ray(address: str, cfg: "RLlibConfig") -> None:
@@ -67,7 +112,8 @@ def start_ray(address: str, cfg: "RLlibConfig") -> None:
     if address:
         check_address(address)
         try:
-            ray.init(address=address, **common)
+            with held_stderr():  # Ray's C++ core logs each retry to file descriptor 2, past Python and its log level
+                ray.init(address=address, **common)
         except ConnectionError as e:
             raise ValueError(f"--address {address}: could not join the Ray cluster ({' '.join(str(e).split())[:200]}); "
                              "a cluster with token authentication needs RAY_AUTH_MODE=token and its token here "

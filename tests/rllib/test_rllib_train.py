@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -138,3 +141,19 @@ def test_the_same_seed_trains_the_same_weights_in_one_process(ray_local, tmp_pat
             trainer.stop()
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
     assert not np.array_equal(weights[0]["action_net.weight"], weights[2]["action_net.weight"])
+
+
+def test_an_address_that_answers_but_is_no_ray_cluster_is_one_error_line_in_bounded_time(tmp_path):
+    """Ray retries such an address for a while and its C++ core logs every retry to stderr; the run says one line."""
+    listener = socket.create_server(("127.0.0.1", 0))  # accepts connections, speaks no gRPC
+    port = listener.getsockname()[1]
+    try:
+        run = subprocess.run([sys.executable, "-m", "wizard_env", *TINY, "--out", str(tmp_path / "run"),
+                              "--address", f"127.0.0.1:{port}"], capture_output=True, text=True, timeout=120)
+    finally:
+        listener.close()
+    assert run.returncode == 2
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("wizard: error: --address 127.0.0.1:"), run.stderr[-3000:]
+    assert "no Ray cluster answered within 10 s" in lines[0]
+    assert not (tmp_path / "run").exists()
