@@ -24,7 +24,7 @@ from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase
 from wizard_env.rules import MAX_PLAYERS
 
 from .base import Agent, check_batch
-from .rule_bid import (MAX_CHANCE, ONE_CARD_SAMPLES, WIZARD_CHANCE, best_bid, choose_trump, foresight_chance, hand_chances,
+from .rule_bid import (ONE_CARD_SAMPLES, best_bid, choose_trump, foresight_chance, hand_chances, hand_trick_chances,
                        one_card_chance, one_card_row)
 from .rule_play import choose_card
 from .rule_view import LAYOUT, TABLES, read_view
@@ -93,11 +93,8 @@ def decide_bids(observations: np.ndarray, legal: np.ndarray, actions: np.ndarray
         chances = np.full(1, one_card_chance(v, uniforms[i]))
         actions[sampled[i]] = _bid_action(chances, legal[sampled[i]])
     for i in range(len(bidding)):
-        v = read_view(observations, bidding[i], layout)
-        wizards = v.hand[WIZARD]
-        chances = np.full(wizards + counts[i], WIZARD_CHANCE)  # the Wizards first, then the suited cards in hand order
-        chances[wizards:] = np.minimum(mine[i, : counts[i]], MAX_CHANCE)
-        actions[bidding[i]] = _bid_action(chances, legal[bidding[i]])
+        wizards = read_view(observations, bidding[i], layout).hand[WIZARD]
+        actions[bidding[i]] = _bid_action(hand_trick_chances(wizards, mine[i], counts[i]), legal[bidding[i]])
 
 
 @numba.njit(cache=True)

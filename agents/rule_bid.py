@@ -111,6 +111,15 @@ def best_bid(chances: np.ndarray, legal: np.ndarray) -> int:
 
 
 @numba.njit(cache=True)
+def hand_trick_chances(wizards: int, mine: np.ndarray, count: int) -> np.ndarray:
+    """The chance of a trick for every card in a hand, as RuleAgent bids from them: ``wizards`` Wizards first, then
+    the ``count`` suited cards' chances ``mine`` (a row of ``hand_chances``), each capped at MAX_CHANCE."""
+    chances = np.full(wizards + count, WIZARD_CHANCE)
+    chances[wizards:] = np.minimum(mine[:count], MAX_CHANCE)
+    return chances
+
+
+@numba.njit(cache=True)
 def foresight_chance(v: View, trump: int) -> float:
     """Chance that my unseen card wins a one-card round with trump ``trump``, given the others' visible cards."""
     n = v.n

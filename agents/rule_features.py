@@ -23,7 +23,7 @@ from wizard_env.game import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, Phase
 from wizard_env.rules import MAX_HAND_SIZE
 
 from .base import check_batch
-from .rule_bid import MAX_CHANCE, WIZARD_CHANCE, expected_score, foresight_chance, hand_chances, one_card_row, trick_distribution
+from .rule_bid import expected_score, foresight_chance, hand_chances, hand_trick_chances, one_card_row, trick_distribution
 from .rule_play import hold_chance
 from .rule_view import LAYOUT, TABLES, read_view
 
@@ -74,9 +74,7 @@ def judge_bids(observations: np.ndarray, legal: np.ndarray, rows: np.ndarray, mi
     the Wizards first, as RuleAgent bids."""
     for i in range(len(rows)):
         wizards = read_view(observations, rows[i], layout).hand[WIZARD]
-        chances = np.full(wizards + counts[i], WIZARD_CHANCE)
-        chances[wizards:] = np.minimum(mine[i, : counts[i]], MAX_CHANCE)
-        bid_features(chances, legal[rows[i]], out[rows[i]])
+        bid_features(hand_trick_chances(wizards, mine[i], counts[i]), legal[rows[i]], out[rows[i]])
 
 
 @numba.njit(cache=True)
