@@ -200,14 +200,18 @@ class PPOAgent(Agent):
         """The policy's unmasked logits [k, NUM_ACTIONS] for observations [k, OBS_SIZE] (``masks``: needed with advice)."""
         x = np.asarray(observations, dtype=np.float32)
         bonus = self.phase_bonus[x[:, SLICES["phase"]].argmax(axis=1)][:, None] if self.phase_bonus.any() else None
+        extra = []  # the inputs after the observation: RuleAgent's choice, then its numbers by action
         if self.advice or self.features:
             if masks is None:
                 raise ValueError("this policy takes RuleAgent's advice, which needs the action masks")
-            hint = advice_features(self.rule, x, masks)
-            extra = [hint] * self.advice + [action_features(x, masks)] * self.features
+            if self.advice:
+                hint = advice_features(self.rule, x, masks)
+                extra.append(hint)
+            if self.features:
+                extra.append(action_features(x, masks))
         if self.columns is not None:
             x = x[:, self.columns]
-        if self.advice or self.features:
+        if extra:
             x = np.concatenate([x, *extra], axis=1)
         for w, b in self.layers[:-1]:
             x = self.activation(x @ w.T + b)
