@@ -157,7 +157,7 @@ from .extras import require_extra
 from .game import NUM_ACTIONS, IllegalActionError, WizardGame
 from .observation import observation_bounds, observe
 from .render import render_for_mode
-from .rules import MADE_BID_BONUS, PENALTY_PER_TRICK_OFF, POINTS_PER_TRICK, Rules
+from .rules import Rules
 
 REWARD_MODES = ("score", "relative")
 RENDER_VIEWS = ("all", "acting")
@@ -173,10 +173,10 @@ def check_illegal_action_mode(mode: str) -> str:
 
 def illegal_action_penalty(rules: Rules) -> float:
     """The offender's reward when an illegal action ends the game: below what any rest of the game can pay."""
-    # Per round of h cards a player scores at least -10h, and each other player at most 20 + 10h.
-    worst_round_bonus = MADE_BID_BONUS * rules.num_rounds
-    worst_per_card = (PENALTY_PER_TRICK_OFF + POINTS_PER_TRICK) * sum(rules.hand_sizes)
-    return -float(worst_round_bonus + worst_per_card)
+    # Per round of h cards a player scores at least -10h, and each other player at most 20 + 10h: over the game, the
+    # lowest total a player can end with minus the highest.
+    lowest, highest = rules.total_range
+    return float(lowest - highest)
 
 
 class raw_env(AECEnv):
