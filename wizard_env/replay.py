@@ -291,17 +291,22 @@ def _open_replay(path: str | os.PathLike) -> BinaryIO:
 def replay_lines(path: str | os.PathLike, progress: Callable[[int], object] | None = None) -> Iterator[tuple[int, bytes]]:
     """The non-blank lines of a replay file with their numbers, read lazily; ``progress(n)`` hears of every byte read."""
     with _open_replay(path) as file:
-        for lineno in itertools.count(1):
-            raw = file.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                return
-            if progress is not None:
-                progress(len(raw))
-            if len(raw) > MAX_LINE_BYTES:
-                raise ReplayError(f"{os.fspath(path)}, line {lineno}: longer than {MAX_LINE_BYTES >> 20} MiB, "
-                                  "so not a game record (a game's line is under 100 kB)")
-            if raw.strip():
-                yield lineno, raw
+        yield from file_lines(file, os.fspath(path), progress)
+
+
+def file_lines(file: BinaryIO, name: str, progress: Callable[[int], object] | None = None) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a replay open as binary ``file`` (``name`` in messages), as ``replay_lines`` reads them."""
+    for lineno in itertools.count(1):
+        raw = file.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        if progress is not None:
+            progress(len(raw))
+        if len(raw) > MAX_LINE_BYTES:
+            raise ReplayError(f"{name}, line {lineno}: longer than {MAX_LINE_BYTES >> 20} MiB, "
+                              "so not a game record (a game's line is under 100 kB)")
+        if raw.strip():
+            yield lineno, raw
 
 
 def parse_line(path: str | os.PathLike, lineno: int, raw: bytes) -> dict:

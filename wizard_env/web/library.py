@@ -9,13 +9,14 @@ No web framework is imported here.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import stat
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..replay import MAX_LINE_BYTES, ReplayError, parse_line, replay_game, replay_lines
+from ..replay import ReplayError, file_lines, parse_line, replay_game, replay_lines
 from .tables import RequestError
 
 #: The largest upload the viewer reads (a replay of 100 standard games with legal choices is about 5 MiB).
@@ -25,15 +26,6 @@ MAX_LISTED = 1000
 #: A file name the viewer opens: letters, digits, ``.``, ``_`` and ``-``, not starting with a dot.
 FILE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}")
 REPLAY_SUFFIXES = (".jsonl", ".json")
-
-
-def _upload_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """The non-blank lines of uploaded bytes with their numbers (as ``replay.replay_lines`` reads a file)."""
-    for lineno, raw in enumerate(data.splitlines(keepends=True), 1):
-        if len(raw) > MAX_LINE_BYTES:
-            raise ReplayError(f"line {lineno}: longer than {MAX_LINE_BYTES >> 20} MiB, so not a game record")
-        if raw.strip():
-            yield lineno, raw
 
 
 def _chosen(lines: Iterator[tuple[int, bytes]], where: str, game: int) -> dict:
@@ -64,7 +56,7 @@ def read_upload(data: bytes, game: int = 1, name: str = "upload") -> dict:
     if len(data) > MAX_UPLOAD_BYTES:
         raise RequestError(f"the file is {len(data):,} bytes; the viewer reads at most {MAX_UPLOAD_BYTES >> 20} MiB", 413)
     shown = name if FILE_NAME.fullmatch(name) else "upload"
-    return _chosen(_upload_lines(data), shown, game)
+    return _chosen(file_lines(io.BytesIO(data), shown), shown, game)
 
 
 class ReplayFolder:
