@@ -21,6 +21,7 @@ from .actions import (  # noqa: F401  (re-exported: the engine's public names)
 )
 from .batch import OVER, WizardBatch, check_seed, deal_hands, shuffle_game
 from .cards import NO_CARD
+from .observation import is_foresight_round
 from .rules import Rules
 
 
@@ -118,6 +119,10 @@ class WizardGame:
     def bid_visible(self, observer: int, seat: int) -> bool:
         """Whether ``observer`` may know ``seat``'s bid now, as the bidding variant allows."""
         return bool(self.batch.bids_visible(self._games, np.array([observer]))[0, seat])
+
+    def hand_visible(self, observer: int, seat: int) -> bool:
+        """Whether ``observer`` sees ``seat``'s hand now: their own, or in a foresight round everyone else's."""
+        return seat != observer if is_foresight_round(self) else seat == observer
 
     def legal_mask(self) -> np.ndarray:
         """int8 mask over all NUM_ACTIONS for the acting player (all zeros when the game is over)."""

@@ -6,7 +6,6 @@ import textwrap
 
 from .cards import NO_CARD, card_name, hand_names, suit_name
 from .game import Phase, WizardGame
-from .observation import is_foresight_round
 
 #: Columns of a line; a longer one (a long hand) continues on the next line, indented.
 WIDTH = 80
@@ -24,14 +23,8 @@ def render_text(game: WizardGame, viewer: int | None = None, names: list[str] | 
     ]
     width = max(len(name) for name in names)
     trick = dict(zip(game.trick_seats, game.trick_cards))
-    foresight = is_foresight_round(game)
     for seat in range(n):
-        if viewer is None:
-            hidden = False
-        elif foresight:
-            hidden = seat == viewer
-        else:
-            hidden = seat != viewer
+        hidden = viewer is not None and not game.hand_visible(viewer, seat)
         hand = "?" * 3 if hidden else " ".join(hand_names(game.hands[seat])) or "-"
         if viewer is None or game.bid_visible(viewer, seat):
             bid = "-" if game.bids[seat] < 0 else str(game.bids[seat])

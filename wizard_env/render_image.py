@@ -15,7 +15,6 @@ from PIL import Image, ImageDraw, ImageFont
 
 from .cards import NO_CARD, SUITS, WIZARD_NAME, card_name, hand_names
 from .game import Phase, WizardGame
-from .observation import is_foresight_round
 from .rules import MAX_HAND_SIZE, MAX_PLAYERS
 
 CARD_W, CARD_H, CARD_GAP = 30, 42, 3
@@ -59,12 +58,6 @@ def _card(draw: ImageDraw.ImageDraw, x: int, y: int, name: str | None, font, out
     draw.text((x + CARD_W / 2, y + CARD_H / 2), label, fill=ink, font=font, anchor="mm")
 
 
-def _hidden(game: WizardGame, viewer: int | None, seat: int) -> bool:
-    if viewer is None:
-        return False
-    return seat == viewer if is_foresight_round(game) else seat != viewer
-
-
 def render_rgb(game: WizardGame | None, viewer: int | None = None, names: Sequence[str] | None = None) -> np.ndarray:
     """The table as an RGB image array (HEIGHT, WIDTH, 3) uint8; ``viewer`` shows only what that seat may see."""
     image = Image.new("RGB", (WIDTH, HEIGHT), FELT)
@@ -103,7 +96,8 @@ def render_rgb(game: WizardGame | None, viewer: int | None = None, names: Sequen
         draw.text((MARGIN + 8, y + 26), f"bid {bid}  won {game.tricks_won[seat]}", fill=WHITE, font=small)
         draw.text((MARGIN + 8, y + 44), f"total {game.totals[seat]}", fill=WHITE, font=small)
         held = hand_names(game.hands[seat])
-        cards: list[str | None] = [None] * len(held) if _hidden(game, viewer, seat) else list(held)
+        hidden = viewer is not None and not game.hand_visible(viewer, seat)
+        cards: list[str | None] = [None] * len(held) if hidden else list(held)
         for i, name in enumerate(cards):
             _card(draw, MARGIN + 170 + i * (CARD_W + CARD_GAP), y + 14, name, small)
     return np.asarray(image, dtype=np.uint8)

@@ -157,11 +157,10 @@ def seat_view(game: WizardGame, seat: int, names: Sequence[str], move: int) -> d
     players = []
     for s in range(n):
         held = int(game.hands[s].sum())
-        visible = (s != seat) if foresight else (s == seat)
         bid = int(game.bids[s])
         players.append({
             "name": names[s],
-            "hand": hand_names(game.hands[s]) if visible and not over else None,
+            "hand": hand_names(game.hands[s]) if game.hand_visible(seat, s) and not over else None,
             "cards": held,
             "bid": bid if bid >= 0 and game.bid_visible(seat, s) else None,
             "has_bid": bid >= 0,
