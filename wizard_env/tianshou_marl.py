@@ -40,14 +40,14 @@ from typing import Any
 import numpy as np
 
 from .adapters import NO_NEXT_TURN, turn_transitions
+from .extras import MissingExtra, install_command
 
 try:
     from tianshou.algorithm.algorithm_base import TrainingStats
     from tianshou.algorithm.multiagent.marl import MapTrainingStats, MultiAgentOnPolicyAlgorithm
     from tianshou.data import Batch, ReplayBuffer
 except ImportError as error:
-    raise ImportError("wizard_env.tianshou_marl needs tianshou, from the adapters extra: "
-                      "pip install -c constraints.txt -e '.[adapters]'") from error
+    raise MissingExtra(f"wizard_env.tianshou_marl needs tianshou, from the adapters extra: {install_command('adapters')}") from error
 
 
 class TurnBasedOnPolicyAlgorithm(MultiAgentOnPolicyAlgorithm):
