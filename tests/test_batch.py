@@ -8,6 +8,7 @@ import pytest
 
 import wizard_env
 from helpers import oracle_legal, oracle_score, oracle_winner
+from wizard_env import kernels
 from wizard_env.actions import BID_OFFSET, TRUMP_OFFSET
 from wizard_env.batch import WizardBatch, deal_hands, shuffle_game
 from wizard_env.cards import NO_SUIT, SUITS, WIZARD, card_name, hand_names
@@ -299,3 +300,73 @@ def test_seeds_outside_int64_are_a_value_error_naming_the_range(seed):
 def test_a_seed_of_thousands_of_digits_is_described_not_printed():
     with pytest.raises(ValueError, match=r"not an integer of about 5000 digits"):
         WizardBatch(Rules.make(3, 2), seeds=[10**4999])
+
+
+@pytest.mark.parametrize("autoreset, record", [(True, False), (False, False), (True, True)])
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_step_observe_equals_step_then_observe_then_legal_masks(config: dict, autoreset: bool, record: bool):
+    """The one-call step gives the same state, observations and masks as the three calls, through whole games,
+    restarts included, on all games and on random subsets of them."""
+    rules = rules_of(config)
+    one = WizardBatch(rules, 6, seed=3, autoreset=autoreset, record=record)
+    three = WizardBatch(rules, 6, seed=3, autoreset=autoreset, record=record)
+    rng = np.random.default_rng(5)
+    out, masks = one.observe(), one.legal_masks()
+    finished = 0
+    for step in range(3000):
+        games = one.all_games if step % 3 else np.flatnonzero(rng.random(6) < 0.5)
+        live = games[one.phase[games] != Phase.OVER]
+        if finished >= 3 or (one.phase == Phase.OVER).all():
+            break
+        actions = kernels.random_legal(one.legal_masks(live), rng.random(live.size), np.empty(live.size, np.int64))
+        rows_out, rows_masks = np.full((live.size, out.shape[1]), np.nan, np.float32), np.full((live.size, NUM_ACTIONS), 9, np.int8)
+        one.step_observe(actions, rows_out, rows_masks, live)
+        three.step(actions, live)
+        finished += int(one.game_over[live].sum())
+        np.testing.assert_array_equal(rows_out, three.observe(live))
+        np.testing.assert_array_equal(rows_masks, three.legal_masks(live))
+        for name, value in snapshot(three).items():
+            if name not in ("_mask_cache", "mask_stale"):  # a cache: which stale rows were refreshed may differ
+                np.testing.assert_array_equal(getattr(one, name), value, err_msg=name)
+    assert finished > 0  # the restarts (or the ends, without autoreset) were met
+    if record:
+        assert one.finished_logs == three.finished_logs and one.logs == three.logs
+
+
+def test_step_observe_refuses_bad_buffers_and_illegal_actions_and_changes_nothing():
+    batch = WizardBatch(Rules.make(4, rounds=3), 3, seed=0)
+    out, masks = batch.observe(), batch.legal_masks()
+    actions = masks.argmax(axis=1)
+    before = snapshot(batch)
+    read_only = out.copy()
+    read_only.flags.writeable = False
+    bad_buffers = [(out[:2], masks, "out"), (out.astype(np.float64), masks, "out"), (read_only, masks, "read-only"),
+                   ([[0.0]], masks, "out"), (out, masks.astype(bool), "masks"), (out, masks[:, :10], "masks")]
+    for bad_out, bad_masks, message in bad_buffers:
+        with pytest.raises(ValueError, match=message):
+            batch.step_observe(actions, bad_out, bad_masks)
+    illegal = actions.copy()
+    illegal[1] = int(np.flatnonzero(masks[1] == 0)[0])
+    out_before, masks_before = out.copy(), masks.copy()
+    with pytest.raises(IllegalActionError, match=r"game 1, seat \d.*legal: "):
+        batch.step_observe(illegal, out, masks)
+    with pytest.raises(IllegalActionError, match="integer action ids"):
+        batch.step_observe(actions.astype(float), out, masks)
+    for name, value in snapshot(batch).items():
+        np.testing.assert_array_equal(value, before[name], err_msg=name)
+    np.testing.assert_array_equal(out, out_before)
+    np.testing.assert_array_equal(masks, masks_before)
+    batch.step_observe(actions, out, masks)  # and it still works
+    np.testing.assert_array_equal(out, batch.observe())
+
+
+def test_random_legal_picks_each_legal_action_for_its_share_of_uniforms():
+    masks = np.zeros((3, NUM_ACTIONS), dtype=np.int8)
+    masks[0, [2, 5, 70]] = 1
+    masks[1, 40] = 1  # row 2: nothing legal
+    legal = [2, 5, 70]
+    out = np.empty(3, dtype=np.int64)
+    for j, action in enumerate(legal):
+        for u in (j / 3, (j + 0.5) / 3, (j + 1) / 3 - 1e-9):
+            kernels.random_legal(masks, np.array([u, u, u]), out)
+            assert out.tolist() == [action, 40, -1]

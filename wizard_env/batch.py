@@ -21,7 +21,7 @@ import numpy as np
 from . import kernels
 from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, IllegalActionError, Phase, action_name, legal_listing
 from .cards import DECK, DECK_SIZE, NO_CARD, NUM_CARD_TYPES, NUM_SUITS, card_name, hand_names, suit_name
-from .observation import OBS_SIZE, encode
+from .observation import ENCODER_LAYOUT, OBS_SIZE, encode
 from .rules import Bidding, Rules
 
 #: Game seeds drawn by a batch stay below 2**53, so every JSON reader holds them exactly.
@@ -50,6 +50,19 @@ def short_repr(value: object, limit: int = 40) -> str:
         return f"an integer of about {int(abs(int(value)).bit_length() * 0.30103) + 1} digits"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)  # (comparing with a dtype is faster than with a type)
+
+
+def check_out(name: str, array: object, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """ValueError naming ``name`` unless ``array`` is a writable numpy array of this shape and dtype."""
+    if not isinstance(array, np.ndarray) or array.shape != shape or array.dtype != dtype or not array.flags.writeable:
+        if isinstance(array, np.ndarray):
+            what = f"a {'' if array.flags.writeable else 'read-only '}{array.dtype} array of shape {array.shape}"
+        else:
+            what = short_repr(array)
+        raise ValueError(f"{name} must be a writable {dtype.name} array of shape {shape}, not {what}")
 
 
 def shuffle_game(seed: int, num_rounds: int, num_players: int) -> tuple[int, np.ndarray]:
@@ -180,6 +193,7 @@ class WizardBatch:
                             self.trump, self.dealer, self.leader, self.bids, self.tricks_won, self.played, self.trick,
                             self.trick_len, self.voids, self.last_trick, self.last_winner, self.phase, self.current,
                             self.mask_stale)
+        self._observe_args = (*ENCODER_LAYOUT, self.bidding_code, self.rules.foresight)
         #: What ``kernels.encode`` reads after the layout arguments (``observation.encode`` passes it).
         self.encoder_state = (self.hand_sizes, self.bidding_code, self.rules.foresight, self.phase, self.round_index,
                               self.dealer, self.leader, self.trump, self.trump_card, self.hands, self.played, self.trick,
@@ -214,8 +228,8 @@ class WizardBatch:
         """
         g = self._select(games)
         observers = self.current[g] if observers is None else self.check_observers(g, observers)
-        if out is not None and (out.shape != (len(g), OBS_SIZE) or out.dtype != np.float32):
-            raise ValueError(f"out must be a float32 array of shape {(len(g), OBS_SIZE)}, not {out.dtype} {out.shape}")
+        if out is not None:
+            check_out("out", out, (len(g), OBS_SIZE), _FLOAT32)
         return encode(self, g, observers, out)
 
     def check_observers(self, games: np.ndarray, observers: object) -> np.ndarray:
@@ -259,20 +273,57 @@ class WizardBatch:
         if any action is malformed or not legal.
         """
         g = self._select(games)
-        actions = np.asarray(actions)
-        if actions.shape != g.shape or (actions.dtype.kind not in "iu" and actions.size):
-            raise IllegalActionError(f"expected {len(g)} integer action ids, got {actions.dtype} array of shape {actions.shape}")
-        actions = actions.astype(np.int64, copy=False)
+        actions = self._check_actions(g, actions)
         masks, before = (self.legal_masks(g), self._before(g)) if self.record else (None, None)  # for the log
         bad, finished = kernels.step_games(g, actions, self.rules.bid_total_rule, self._mask_cache, *self._apply_args)
         if bad >= 0:
-            what = action_name(actions[bad]) if 0 <= actions[bad] < NUM_ACTIONS else "out of range"
-            options = legal_listing(self._mask_cache[g[bad]])
-            raise IllegalActionError(
-                f"game {g[bad]}, seat {self.current[g[bad]]}: action {actions[bad]} ({what}) is not legal in the "
-                f"{Phase(self.phase[g[bad]]).name.lower()} phase; legal: {options or 'none, the game is over'}"
-            )
+            raise self._illegal(g, actions, bad)
         self._after(g, actions, finished, masks, before)
+
+    def step_observe(self, actions: Sequence[int] | np.ndarray, out: np.ndarray, masks: np.ndarray,
+                     games: np.ndarray | None = None) -> None:
+        """``step(actions, games)``, then the observations and legal masks of the seats that act next, written
+        into ``out`` (float32 [k, OBS_SIZE]) and ``masks`` (int8 [k, NUM_ACTIONS]), row i for game ``games[i]``.
+
+        The same results as ``step``, ``observe(games, out=out)`` and ``legal_masks(games)``, in one compiled
+        call instead of three (a third of their time at B = 1). A game that the step finished and autoreset
+        restarted is observed in its new game. An illegal action raises as in ``step``, and nothing changes.
+        """
+        g = self._select(games)
+        check_out("out", out, (len(g), OBS_SIZE), _FLOAT32)
+        check_out("masks", masks, (len(g), NUM_ACTIONS), _INT8)
+        if self.record:  # the replay log reads the state between the step and the observation
+            self.step(actions, g)
+            self.observe(g, out=out)
+            masks[:] = self.legal_masks(g)
+            return
+        actions = self._check_actions(g, actions)
+        bad, finished = kernels.step_observe(g, actions, self.rules.bid_total_rule, self._mask_cache,
+                                             *self._apply_args, out, masks, *self._observe_args)
+        if bad >= 0:
+            raise self._illegal(g, actions, bad)
+        self._after(g, actions, finished, None, None)
+        if finished and self.autoreset:  # observed before the restart: observe the new games
+            rows = np.flatnonzero(self.game_over[g])
+            out[rows] = self.observe(g[rows])
+            masks[rows] = self.legal_masks(g[rows])
+
+    def _check_actions(self, games: np.ndarray, actions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """``actions`` as int64, one per game of ``games``, or IllegalActionError if malformed."""
+        actions = np.asarray(actions)
+        if actions.shape != games.shape or (actions.dtype.kind not in "iu" and actions.size):
+            raise IllegalActionError(f"expected {len(games)} integer action ids, got {actions.dtype} array of shape {actions.shape}")
+        return actions.astype(np.int64, copy=False)
+
+    def _illegal(self, games: np.ndarray, actions: np.ndarray, bad: int) -> IllegalActionError:
+        """The error for the illegal action ``actions[bad]``, naming the game, seat, phase and the legal actions."""
+        g = games[bad]
+        what = action_name(actions[bad]) if 0 <= actions[bad] < NUM_ACTIONS else "out of range"
+        options = legal_listing(self._mask_cache[g])
+        return IllegalActionError(
+            f"game {g}, seat {self.current[g]}: action {actions[bad]} ({what}) is not legal in the "
+            f"{Phase(self.phase[g]).name.lower()} phase; legal: {options or 'none, the game is over'}"
+        )
 
     def apply(self, games: np.ndarray, actions: np.ndarray, masks: np.ndarray | None = None) -> None:
         """Apply actions already known to be legal (``masks``: the legal masks, needed to record)."""

@@ -15,8 +15,10 @@ figures taken in the same run:
 2. OpenSpiel's ``oh_hell`` (C++ through pyspiel, when installed: ``pip install -c constraints.txt -e '.[bench]'``) with the
    same loop shape, its information-state tensor taken as a numpy float32 array each step; also
    with no observation at all. Chance nodes (the deal) are not counted as decisions.
-3. the batched engine, ``WizardBatch``: observations and masks of all B acting seats and one
-   vectorised step per iteration; decisions per second and bytes of state per game.
+3. the batched engine, ``WizardBatch``: one step of all B games per iteration, with the observations
+   and masks of the seats that act next (``step_observe``, one compiled call), random legal actions
+   from one uniform draw per game (``kernels.random_legal``); decisions per second and bytes of
+   state per game.
 4. learner steps per second of the batched VecEnv with RuleAgent opponents, against SB3's
    ``DummyVecEnv`` of single-agent wrappers over the one-game engine with the same opponents.
 """
@@ -147,19 +149,20 @@ def openspiel_loop(num_players: int, seed: int, tensor: bool) -> Callable[[], in
 
 
 def batch_loop(num_players: int, batch_size: int, seed: int) -> tuple[Callable[[], int], float]:
-    """One step of a WizardBatch per call with observations and masks; returns (step, bytes per game)."""
+    """One step of a WizardBatch per call, with the observations and masks of the seats that act next
+    (``step_observe``); random legal actions from one uniform draw per game. Returns (step, bytes per game)."""
+    from wizard_env import kernels
     from wizard_env.batch import WizardBatch
-    from wizard_env.observation import OBS_SIZE
     from wizard_env.rules import Rules
 
     batch = WizardBatch(Rules.make(num_players), batch_size, seed=seed)
     rng = np.random.default_rng(seed)
-    out = np.empty((batch_size, OBS_SIZE), dtype=np.float32)
+    out = batch.observe()
+    masks = batch.legal_masks()
+    actions = np.empty(batch_size, dtype=np.int64)
 
     def step() -> int:
-        batch.observe(out=out)
-        masks = batch.legal_masks()
-        batch.step((rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1))
+        batch.step_observe(kernels.random_legal(masks, rng.random(batch_size), actions), out, masks)
         return batch_size
 
     return step, batch.state_nbytes()
@@ -204,9 +207,9 @@ def steps_per_second(env, seconds: float, seed: int) -> float:
     return rate(step, seconds, warmup=0)
 
 
-def vec_env_rates(num_players: int, num_envs: int, seed: int, seconds: float) -> dict[str, float]:
+def vec_env_rates(num_players: int, num_envs: int, seed: int, seconds: float, opponents: str = "rule") -> dict[str, float]:
     """Learner steps per second: batched WizardVecEnv vs a DummyVecEnv of single-agent wrappers."""
-    setup = argparse.Namespace(players=num_players, opponents="rule", seed=seed)
+    setup = argparse.Namespace(players=num_players, opponents=opponents, seed=seed)
     dummy_envs = min(num_envs, 16)  # a DummyVecEnv steps its games one by one: its rate does not grow with size
     return {
         "batched": steps_per_second(batched(num_envs, setup), seconds, seed),

@@ -302,6 +302,26 @@ def step_games(games, actions, bid_total_rule, masks, hand_sizes, game_seed, fir
                              trick_won_by)
 
 
+@njit(cache=True)
+def random_legal(masks, uniforms, out):
+    """Into ``out[i]``: the legal action of row i of ``masks`` at fraction ``uniforms[i]`` (in [0, 1)) of its legal
+    actions, so a uniformly random one for uniform draws (-1 where none is legal). Returns ``out``."""
+    for i in range(masks.shape[0]):
+        row = masks[i]
+        count = 0
+        for a in range(row.shape[0]):
+            count += row[a] != 0
+        skip = int(uniforms[i] * count)
+        out[i] = -1
+        for a in range(row.shape[0]):
+            if row[a] != 0:
+                if skip == 0:
+                    out[i] = a
+                    break
+                skip -= 1
+    return out
+
+
 # -- the observation ---------------------------------------------------------------------------
 
 #: The fields the encoder writes, in the order of its ``starts`` argument (their offsets in the vector).
@@ -323,6 +343,7 @@ def encode(out, games, observers, starts, round_scale, score_scale, hand_sizes, 
     scale the round and score fields; ``foresight``: the variant in which one-card rounds show the others' cards.
     """
     n = hands.shape[1]
+    unseen = np.empty(NUM_CARD_TYPES, dtype=np.int8)  # the observer's count of unseen cards, per card type
     for i in range(len(games)):
         g, me = games[i], observers[i]
         row = out[i]
@@ -336,8 +357,10 @@ def encode(out, games, observers, starts, round_scale, score_scale, hand_sizes, 
         row[starts[_DEALER] + (dealer[g] - me) % n] = 1
         row[starts[_LEADER] + (leader[g] - me) % n] = 1
         turned = trump_card[g]
+        unseen[:] = DECK_COUNTS
         if turned != NO_CARD:
             row[starts[_TRUMP_CARD] + turned] = 1
+            unseen[turned] -= 1
         if phase[g] != TRUMP:
             row[starts[_TRUMP] + (_NO_TRUMP_INDEX if trump[g] == NO_SUIT else trump[g])] = 1
         for pos in range(trick_len[g]):
@@ -348,9 +371,6 @@ def encode(out, games, observers, starts, round_scale, score_scale, hand_sizes, 
         if last_winner[g] >= 0:
             row[starts[_LAST_WINNER] + (last_winner[g] - me) % n] = 1
         foresight_round = foresight and size == 1
-        unseen = starts[_UNSEEN]
-        for card in range(NUM_CARD_TYPES):
-            row[unseen + card] = DECK_COUNTS[card] - (card == turned)
         for slot in range(n):
             seat = (me + slot) % n
             known = bid_visible(bidding, phase[g], me, seat, bids[g, seat])
@@ -362,12 +382,49 @@ def encode(out, games, observers, starts, round_scale, score_scale, hand_sizes, 
                 row[starts[_VOIDS] + slot * NUM_SUITS + suit] = voids[g, seat, suit]
             if last_winner[g] >= 0:
                 row[starts[_LAST_TRICK] + slot * NUM_CARD_TYPES + last_trick[g, seat]] = 1
+            _write_counts(row, starts[_PLAYED] + slot * NUM_CARD_TYPES, played[g, seat], unseen)
             # a hand the observer sees: their own, or in a foresight round everyone else's
-            seen = (slot > 0) if foresight_round else (slot == 0)
-            at = starts[_FORESIGHT if foresight_round else _HAND] + (slot * NUM_CARD_TYPES if foresight_round else 0)
-            for card in range(NUM_CARD_TYPES):
-                row[starts[_PLAYED] + slot * NUM_CARD_TYPES + card] = played[g, seat, card]
-                row[unseen + card] -= played[g, seat, card]
-                if seen:
-                    row[at + card] = hands[g, seat, card]
-                    row[unseen + card] -= hands[g, seat, card]
+            if foresight_round and slot > 0:
+                _write_counts(row, starts[_FORESIGHT] + slot * NUM_CARD_TYPES, hands[g, seat], unseen)
+            elif not foresight_round and slot == 0:
+                _write_counts(row, starts[_HAND], hands[g, seat], unseen)
+        at = starts[_UNSEEN]
+        for card in range(NUM_CARD_TYPES):
+            row[at + card] = unseen[card]
+
+
+@njit(cache=True)
+def _write_counts(row, at, counts, unseen) -> None:
+    """Write the card counts ``counts`` into ``row`` from index ``at``, and take them off ``unseen``."""
+    for card in range(NUM_CARD_TYPES):
+        row[at + card] = counts[card]
+        unseen[card] -= counts[card]
+
+
+@njit(cache=True)
+def step_observe(games, actions, bid_total_rule, masks, hand_sizes, game_seed, first_dealer, round_index, orders, phase,
+                 current, dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick,
+                 last_winner, bids, tricks_won, totals, mask_stale, round_over, round_scores, round_bids, round_tricks,
+                 round_hand_size, round_dealer, game_over, final_totals, final_seed, trick_won_by,
+                 out, out_masks, starts, round_scale, score_scale, bidding, foresight):
+    """``step_games``, then the legal masks (into ``out_masks``, row i for game ``games[i]``) and the observations
+    (into ``out``) of the seats that act next: one call for what an RL loop asks after every step.
+
+    Returns what ``step_games`` returns; when an action is illegal, nothing is written and nothing changes but
+    the mask cache.
+    """
+    bad, finished = step_games(games, actions, bid_total_rule, masks, hand_sizes, game_seed, first_dealer, round_index,
+                               orders, phase, current, dealer, leader, trump, trump_card, hands, played, trick,
+                               trick_len, voids, last_trick, last_winner, bids, tricks_won, totals, mask_stale,
+                               round_over, round_scores, round_bids, round_tricks, round_hand_size, round_dealer,
+                               game_over, final_totals, final_seed, trick_won_by)
+    if bad >= 0:
+        return bad, finished
+    refresh_masks(games, hand_sizes, bid_total_rule, phase, current, dealer, round_index, bids, hands, trick,
+                  mask_stale, masks)
+    for i in range(len(games)):
+        out_masks[i] = masks[games[i]]
+    encode(out, games, current[games], starts, round_scale, score_scale, hand_sizes, bidding, foresight, phase,
+           round_index, dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick,
+           last_winner, bids, tricks_won, totals)
+    return -1, finished

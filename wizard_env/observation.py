@@ -83,8 +83,9 @@ for _field in FIELDS:
 OBS_SIZE = _start
 del _start, _field
 
-#: Offsets of the fields the compiled encoder writes, in its order.
-_STARTS = np.array([SLICES[name].start for name in kernels.ENCODED_FIELDS], dtype=np.int64)
+#: The layout arguments of ``kernels.encode``: the offset of each field it writes (in its order), and the
+#: scales of the round and score fields.
+ENCODER_LAYOUT = (np.array([SLICES[name].start for name in kernels.ENCODED_FIELDS], dtype=np.int64), ROUND_SCALE, SCORE_SCALE)
 assert set(kernels.ENCODED_FIELDS) == set(SLICES), "the encoder writes every field of the layout"
 
 #: Scale of every element of the flat vector.
@@ -151,7 +152,7 @@ def encode(batch, games: np.ndarray, observers: np.ndarray, out: np.ndarray | No
     """
     if out is None:
         out = np.empty((len(games), OBS_SIZE), dtype=np.float32)
-    kernels.encode(out, games, observers, _STARTS, ROUND_SCALE, SCORE_SCALE, *batch.encoder_state)
+    kernels.encode(out, games, observers, *ENCODER_LAYOUT, *batch.encoder_state)
     return out
 
 

@@ -1,0 +1,117 @@
+"""Today's batched engine against the engine of an earlier commit, timed in the same run.
+
+Usage::
+
+    python benchmarks/engine_reference.py --reference 9207a61^    # the last numpy engine
+    python benchmarks/engine_reference.py --reference HEAD --sizes 1 --seconds 5 --rounds 5
+
+``--reference`` writes that commit's ``wizard_env`` package into a temporary folder under another
+name and imports its ``WizardBatch`` beside today's. Each figure is decisions per second of one loop
+at batch size B (4 players, standard rules), the loops measured in turn for ``--rounds`` rounds so
+that a change in the machine's load hits them alike; the table gives each loop's median round and
+its ratio to the reference. Every loop draws random legal actions the same way (one uniform per
+game, ``kernels.random_legal``), so only the engines differ:
+
+- ``reference``: ``observe(out=...)``, ``legal_masks()`` and ``step(actions)``, the calls that commit had;
+- ``three calls``: the same three calls on today's engine;
+- ``step_observe``: today's one call for the same work, as ``wizard bench`` measures it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from wizard_env import kernels
+from wizard_env.batch import WizardBatch
+from wizard_env.bench import rate
+from wizard_env.observation import OBS_SIZE
+from wizard_env.rules import Rules
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def reference_package(commit: str):
+    """The ``wizard_env`` package of ``commit``, imported as ``_engine_reference_<sha>``."""
+    sha = _git("rev-parse", "--short", commit).decode().strip()
+    name = f"_engine_reference_{sha}"
+    if name not in sys.modules:
+        folder = Path(tempfile.mkdtemp(prefix="engine_reference_"))
+        with tarfile.open(fileobj=BytesIO(_git("archive", sha, "wizard_env"))) as archive:
+            archive.extractall(folder, filter="data")
+        (folder / "wizard_env").rename(folder / name)
+        sys.path.insert(0, str(folder))
+    return importlib.import_module(name)
+
+
+def three_calls(batch, size: int, seed: int) -> Callable[[], int]:
+    """observe, legal_masks and step on any engine with that API; returns the step of ``rate``."""
+    rng, out, actions = np.random.default_rng(seed), np.empty((size, OBS_SIZE), dtype=np.float32), np.empty(size, np.int64)
+
+    def step() -> int:
+        batch.observe(out=out)
+        masks = batch.legal_masks()
+        batch.step(kernels.random_legal(masks, rng.random(size), actions))
+        return size
+
+    return step
+
+
+def one_call(batch: WizardBatch, size: int, seed: int) -> Callable[[], int]:
+    """Today's ``step_observe``; returns the step of ``rate``."""
+    rng, actions = np.random.default_rng(seed), np.empty(size, np.int64)
+    out, masks = batch.observe(), batch.legal_masks()
+
+    def step() -> int:
+        batch.step_observe(kernels.random_legal(masks, rng.random(size), actions), out, masks)
+        return size
+
+    return step
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reference", default="9207a61^", help="git revision of the engine to compare with (default: the last numpy engine)")
+    parser.add_argument("--sizes", default="1,4096", help="batch sizes (default 1,4096)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per loop and round (default 2)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of every loop (default 3)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    old = importlib.import_module(reference_package(args.reference).__name__ + ".batch")
+    print(f"reference: {args.reference} ({old.__file__})", flush=True)
+    print("| B | loop | decisions/s (median of rounds) | rounds | vs reference |\n| ---: | --- | ---: | --- | ---: |")
+    for size in (int(s) for s in args.sizes.split(",")):
+        rules, old_rules = Rules.make(4), old.Rules.make(4)
+        loops = {
+            "reference": three_calls(old.WizardBatch(old_rules, size, seed=args.seed), size, args.seed),
+            "three calls": three_calls(WizardBatch(rules, size, seed=args.seed), size, args.seed),
+            "step_observe": one_call(WizardBatch(rules, size, seed=args.seed), size, args.seed),
+        }
+        rates: dict[str, list[float]] = {name: [] for name in loops}
+        for _ in range(args.rounds):
+            for name, loop in loops.items():
+                rates[name].append(rate(loop, args.seconds))
+        base = statistics.median(rates["reference"])
+        for name, values in rates.items():
+            middle = statistics.median(values)
+            print(f"| {size} | {name} | {middle:,.0f} | {', '.join(f'{v:,.0f}' for v in values)} | {middle / base:.1f}x |", flush=True)
+    return 0
+
+
+def _git(*args: str) -> bytes:
+    """The output of a git command run in this repository."""
+    return subprocess.run(["git", *args], cwd=_ROOT, check=True, capture_output=True).stdout
+
+
+if __name__ == "__main__":
+    sys.exit(main())
