@@ -388,17 +388,20 @@ def encode(out, games, observers, starts, round_scale, score_scale, hand_sizes, 
                 _write_counts(row, starts[_FORESIGHT] + slot * NUM_CARD_TYPES, hands[g, seat], unseen)
             elif not foresight_round and slot == 0:
                 _write_counts(row, starts[_HAND], hands[g, seat], unseen)
-        at = starts[_UNSEEN]
+        at = np.uint64(starts[_UNSEEN])
         for card in range(NUM_CARD_TYPES):
-            row[at + card] = unseen[card]
+            c = np.uint64(card)  # (as in _write_counts)
+            row[at + c] = unseen[c]
 
 
 @njit(cache=True)
 def _write_counts(row, at, counts, unseen) -> None:
     """Write the card counts ``counts`` into ``row`` from index ``at``, and take them off ``unseen``."""
+    at = np.uint64(at)
     for card in range(NUM_CARD_TYPES):
-        row[at + card] = counts[card]
-        unseen[card] -= counts[card]
+        c = np.uint64(card)  # unsigned indices: no wraparound of negative ones, so the loop is vectorized (2x faster)
+        row[at + c] = counts[c]
+        unseen[c] -= counts[c]
 
 
 @njit(cache=True)
