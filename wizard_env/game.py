@@ -148,8 +148,11 @@ class WizardGame:
 
         ``actor`` names the player in error messages (default: ``seat N``).
         """
-        action, mask = self._check(action, actor)
-        self.batch.apply(self._games, np.array([action]), mask[None])
+        try:
+            self.batch.step(np.array([action]))  # checked against the legal mask in the same compiled call
+        except IllegalActionError:
+            self._check(action, actor)  # raises the error that names this player and the legal actions
+            raise
         return self.batch.round_scores[0].copy() if self.batch.round_over[0] else None
 
     def _check(self, action: object, actor: str | None) -> tuple[int, np.ndarray]:
