@@ -6,15 +6,16 @@ costs microseconds), and ``rules``' numpy-facing functions loop it over their ar
 
 All compiled code lives in this one module on purpose: numba's on-disk cache (``cache=True``,
 written beside the module in ``__pycache__``) is invalidated when a function's own source file
-changes, but not when a function it calls in another file does. The kernels take the game state
-as arrays (``WizardBatch`` documents them) and the observation layout as an argument, so a layout
-change never meets a stale compiled copy.
+changes, but not when a function it calls in another file does. The batched kernels take the game
+state as one ``BatchState`` (the batch's arrays, which ``WizardBatch`` documents, and the observation
+layout), so a layout change never meets a stale compiled copy.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.experimental import structref
 
 from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, Phase
 from .cards import CARD_RANK, CARD_SUIT, DECK_COUNTS, DECK_SIZE, JESTER, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, NUM_SUITS, WIZARD
@@ -144,10 +145,79 @@ def deal_into(order: np.ndarray, size: int, hands: np.ndarray) -> int:
 # -- the batched engine: each kernel loops over the games it is given ---------------------------
 
 
+@structref.register
+class StateType(types.StructRef):
+    """numba's type of a ``BatchState``."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class BatchState(structref.StructRefProxy):
+    """A ``WizardBatch``'s arrays and rule settings, passed to the kernels as one argument (``make_state``).
+
+    numba checks the type of every argument at every call, about 50 ns an array: a kernel that took
+    the ~40 arrays one by one spent most of a one-game step on that. The fields are the batch's own
+    arrays (not copies), so the kernels change the batch in place.
+    """
+
+
+structref.define_boxing(StateType, BatchState)
+
+
+def _array(dtype, ndim: int) -> types.Array:
+    return types.Array(dtype, ndim, "C")
+
+
+_I8 = types.int8
+#: Fields of a BatchState: the rule settings, the observation layout (``observation.ENCODER_LAYOUT``),
+#: the state arrays and mask cache, and the per-step results (``WizardBatch`` documents them all).
+STATE_TYPE = StateType([
+    ("hand_sizes", _array(types.int64, 1)), ("bid_total_rule", types.boolean), ("bidding", types.int64),
+    ("foresight", types.boolean), ("starts", _array(types.int64, 1)), ("round_scale", types.float64),
+    ("score_scale", types.float64), ("game_seed", _array(types.int64, 1)), ("first_dealer", _array(_I8, 1)),
+    ("round_index", _array(types.int16, 1)), ("orders", _array(_I8, 3)), ("phase", _array(_I8, 1)),
+    ("current", _array(_I8, 1)), ("dealer", _array(_I8, 1)), ("leader", _array(_I8, 1)), ("trump", _array(_I8, 1)),
+    ("trump_card", _array(_I8, 1)), ("hands", _array(_I8, 3)), ("played", _array(_I8, 3)), ("trick", _array(_I8, 2)),
+    ("trick_len", _array(_I8, 1)), ("voids", _array(_I8, 3)), ("last_trick", _array(_I8, 2)),
+    ("last_winner", _array(_I8, 1)), ("bids", _array(_I8, 2)), ("tricks_won", _array(_I8, 2)),
+    ("totals", _array(types.int32, 2)), ("mask_stale", _array(types.boolean, 1)), ("masks", _array(_I8, 2)),
+    ("round_over", _array(types.boolean, 1)), ("round_scores", _array(types.int64, 2)),
+    ("round_bids", _array(_I8, 2)), ("round_tricks", _array(_I8, 2)), ("round_hand_size", _array(types.int64, 1)),
+    ("round_dealer", _array(_I8, 1)), ("game_over", _array(types.boolean, 1)),
+    ("final_totals", _array(types.int64, 2)), ("final_seed", _array(types.int64, 1)),
+    ("trick_won_by", _array(_I8, 1)),
+])
+STATE_FIELDS = tuple(STATE_TYPE.field_dict)
+
+
 @njit(cache=True)
-def start_rounds(games, hand_sizes, first_dealer, round_index, orders, hands, trump_card, trump, dealer, leader,
-                 bids, tricks_won, played, trick, trick_len, voids, last_trick, last_winner, phase, current, mask_stale):
+def make_state(hand_sizes, bid_total_rule, bidding, foresight, starts, round_scale, score_scale, game_seed,
+               first_dealer, round_index, orders, phase, current, dealer, leader, trump, trump_card, hands, played,
+               trick, trick_len, voids, last_trick, last_winner, bids, tricks_won, totals, mask_stale, masks,
+               round_over, round_scores, round_bids, round_tricks, round_hand_size, round_dealer, game_over,
+               final_totals, final_seed, trick_won_by):
+    """A BatchState of these values, in the order of ``STATE_FIELDS``."""
+    s = structref.new(STATE_TYPE)
+    s.hand_sizes, s.bid_total_rule, s.bidding, s.foresight = hand_sizes, bid_total_rule, bidding, foresight
+    s.starts, s.round_scale, s.score_scale = starts, round_scale, score_scale
+    s.game_seed, s.first_dealer, s.round_index, s.orders, s.phase = game_seed, first_dealer, round_index, orders, phase
+    s.current, s.dealer, s.leader, s.trump, s.trump_card = current, dealer, leader, trump, trump_card
+    s.hands, s.played, s.trick, s.trick_len, s.voids = hands, played, trick, trick_len, voids
+    s.last_trick, s.last_winner, s.bids, s.tricks_won, s.totals = last_trick, last_winner, bids, tricks_won, totals
+    s.mask_stale, s.masks, s.round_over, s.round_scores, s.round_bids = mask_stale, masks, round_over, round_scores, round_bids
+    s.round_tricks, s.round_hand_size, s.round_dealer, s.game_over = round_tricks, round_hand_size, round_dealer, game_over
+    s.final_totals, s.final_seed, s.trick_won_by = final_totals, final_seed, trick_won_by
+    return s
+
+
+@njit(cache=True)
+def start_rounds(games, s):
     """Deal the round ``round_index`` of each game and set it up for bidding (or for the dealer's trump choice)."""
+    hand_sizes, first_dealer, round_index, orders, hands = s.hand_sizes, s.first_dealer, s.round_index, s.orders, s.hands
+    trump_card, trump, dealer, leader, bids, tricks_won = s.trump_card, s.trump, s.dealer, s.leader, s.bids, s.tricks_won
+    played, trick, trick_len, voids, last_trick = s.played, s.trick, s.trick_len, s.voids, s.last_trick
+    last_winner, phase, current, mask_stale = s.last_winner, s.phase, s.current, s.mask_stale
     n = hands.shape[1]
     for g in games:
         r = round_index[g]
@@ -170,9 +240,10 @@ def start_rounds(games, hand_sizes, first_dealer, round_index, orders, hands, tr
 
 
 @njit(cache=True)
-def refresh_masks(games, hand_sizes, bid_total_rule, phase, current, dealer, round_index, bids, hands, trick,
-                  mask_stale, masks):
-    """Recompute ``masks`` [B, NUM_ACTIONS] (int8) of the acting seat of each game marked stale."""
+def refresh_masks(games, s):
+    """Recompute the cached masks ``s.masks`` [B, NUM_ACTIONS] (int8) of the acting seat of each game marked stale."""
+    hand_sizes, bid_total_rule, phase, current, dealer = s.hand_sizes, s.bid_total_rule, s.phase, s.current, s.dealer
+    round_index, bids, hands, trick, mask_stale, masks = s.round_index, s.bids, s.hands, s.trick, s.mask_stale, s.masks
     for g in games:
         if not mask_stale[g]:
             continue
@@ -203,15 +274,19 @@ def first_illegal(games, actions, masks) -> int:
 
 
 @njit(cache=True)
-def apply_actions(games, actions, hand_sizes, game_seed, first_dealer, round_index, orders, phase, current, dealer,
-                  leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick, last_winner, bids,
-                  tricks_won, totals, mask_stale, round_over, round_scores, round_bids, round_tricks,
-                  round_hand_size, round_dealer, game_over, final_totals, final_seed, trick_won_by):
+def apply_actions(games, actions, s):
     """Apply legal actions, one per game: trump choice, bid or card, then the trick's and the round's end.
 
     Sets the step's results (see ``WizardBatch``) and returns how many games finished. A finished game
     is left in phase OVER; the caller restarts it if the batch autoresets.
     """
+    hand_sizes, game_seed, round_index, phase, current = s.hand_sizes, s.game_seed, s.round_index, s.phase, s.current
+    dealer, leader, trump, hands, played, trick = s.dealer, s.leader, s.trump, s.hands, s.played, s.trick
+    trick_len, voids, last_trick, last_winner, bids = s.trick_len, s.voids, s.last_trick, s.last_winner, s.bids
+    tricks_won, totals, mask_stale, round_over = s.tricks_won, s.totals, s.mask_stale, s.round_over
+    round_scores, round_bids, round_tricks, round_hand_size = s.round_scores, s.round_bids, s.round_tricks, s.round_hand_size
+    round_dealer, game_over, final_totals, final_seed = s.round_dealer, s.game_over, s.final_totals, s.final_seed
+    trick_won_by = s.trick_won_by
     n = hands.shape[1]
     finished = 0
     num_rounds = len(hand_sizes)
@@ -257,10 +332,10 @@ def apply_actions(games, actions, hand_sizes, game_seed, first_dealer, round_ind
             if tricks_won[g].sum() < hand_sizes[r]:
                 continue
             # the round is over
-            for s in range(n):
-                score = round_score(bids[g, s], tricks_won[g, s])
-                totals[g, s] += score
-                round_scores[g, s] = score
+            for player in range(n):
+                score = round_score(bids[g, player], tricks_won[g, player])
+                totals[g, player] += score
+                round_scores[g, player] = score
             round_bids[g] = bids[g]
             round_tricks[g] = tricks_won[g]
             round_hand_size[g] = hand_sizes[r]
@@ -268,9 +343,7 @@ def apply_actions(games, actions, hand_sizes, game_seed, first_dealer, round_ind
             round_over[g] = True
             if r + 1 < num_rounds:
                 round_index[g] = r + 1
-                start_rounds(games[i : i + 1], hand_sizes, first_dealer, round_index, orders, hands, trump_card, trump,
-                             dealer, leader, bids, tricks_won, played, trick, trick_len, voids, last_trick,
-                             last_winner, phase, current, mask_stale)
+                start_rounds(games[i : i + 1], s)
             else:
                 game_over[g] = True
                 final_totals[g] = totals[g]
@@ -281,25 +354,17 @@ def apply_actions(games, actions, hand_sizes, game_seed, first_dealer, round_ind
 
 
 @njit(cache=True)
-def step_games(games, actions, bid_total_rule, masks, hand_sizes, game_seed, first_dealer, round_index, orders, phase,
-               current, dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick,
-               last_winner, bids, tricks_won, totals, mask_stale, round_over, round_scores, round_bids, round_tricks,
-               round_hand_size, round_dealer, game_over, final_totals, final_seed, trick_won_by):
+def step_games(games, actions, s):
     """Check the actions against the legal masks (refreshed where stale), then apply them if all are legal.
 
     Returns (index of the first illegal action or -1, games finished); nothing changes but the mask cache
     when an action is illegal.
     """
-    refresh_masks(games, hand_sizes, bid_total_rule, phase, current, dealer, round_index, bids, hands, trick,
-                  mask_stale, masks)
-    bad = first_illegal(games, actions, masks)
+    refresh_masks(games, s)
+    bad = first_illegal(games, actions, s.masks)
     if bad >= 0:
         return bad, 0
-    return -1, apply_actions(games, actions, hand_sizes, game_seed, first_dealer, round_index, orders, phase, current,
-                             dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick,
-                             last_winner, bids, tricks_won, totals, mask_stale, round_over, round_scores, round_bids,
-                             round_tricks, round_hand_size, round_dealer, game_over, final_totals, final_seed,
-                             trick_won_by)
+    return -1, apply_actions(games, actions, s)
 
 
 @njit(cache=True)
@@ -334,14 +399,16 @@ ENCODED_FIELDS = ("num_players", "phase", "round", "num_rounds", "hand_size", "d
 
 
 @njit(cache=True)
-def encode(out, games, observers, starts, round_scale, score_scale, hand_sizes, bidding, foresight, phase, round_index,
-           dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick, last_winner, bids,
-           tricks_won, totals):
+def encode(out, games, observers, s):
     """Write into row i of ``out`` what seat ``observers[i]`` knows of game ``games[i]``, slot 0 being that seat.
 
-    ``starts``: the offset of each of ``ENCODED_FIELDS`` in the vector; ``round_scale`` and ``score_scale``
-    scale the round and score fields; ``foresight``: the variant in which one-card rounds show the others' cards.
+    ``s.starts``: the offset of each of ``ENCODED_FIELDS`` in the vector; ``s.round_scale`` and ``s.score_scale``
+    scale the round and score fields; ``s.foresight``: the variant in which one-card rounds show the others' cards.
     """
+    starts, round_scale, score_scale, hand_sizes, bidding = s.starts, s.round_scale, s.score_scale, s.hand_sizes, s.bidding
+    foresight, phase, round_index, dealer, leader, trump = s.foresight, s.phase, s.round_index, s.dealer, s.leader, s.trump
+    trump_card, hands, played, trick, trick_len, voids = s.trump_card, s.hands, s.played, s.trick, s.trick_len, s.voids
+    last_trick, last_winner, bids, tricks_won, totals = s.last_trick, s.last_winner, s.bids, s.tricks_won, s.totals
     n = hands.shape[1]
     unseen = np.empty(NUM_CARD_TYPES, dtype=np.int8)  # the observer's count of unseen cards, per card type
     for i in range(len(games)):
@@ -405,29 +472,18 @@ def _write_counts(row, at, counts, unseen) -> None:
 
 
 @njit(cache=True)
-def step_observe(games, actions, bid_total_rule, masks, hand_sizes, game_seed, first_dealer, round_index, orders, phase,
-                 current, dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick,
-                 last_winner, bids, tricks_won, totals, mask_stale, round_over, round_scores, round_bids, round_tricks,
-                 round_hand_size, round_dealer, game_over, final_totals, final_seed, trick_won_by,
-                 out, out_masks, starts, round_scale, score_scale, bidding, foresight):
+def step_observe(games, actions, out, out_masks, s):
     """``step_games``, then the legal masks (into ``out_masks``, row i for game ``games[i]``) and the observations
     (into ``out``) of the seats that act next: one call for what an RL loop asks after every step.
 
     Returns what ``step_games`` returns; when an action is illegal, nothing is written and nothing changes but
     the mask cache.
     """
-    bad, finished = step_games(games, actions, bid_total_rule, masks, hand_sizes, game_seed, first_dealer, round_index,
-                               orders, phase, current, dealer, leader, trump, trump_card, hands, played, trick,
-                               trick_len, voids, last_trick, last_winner, bids, tricks_won, totals, mask_stale,
-                               round_over, round_scores, round_bids, round_tricks, round_hand_size, round_dealer,
-                               game_over, final_totals, final_seed, trick_won_by)
+    bad, finished = step_games(games, actions, s)
     if bad >= 0:
         return bad, finished
-    refresh_masks(games, hand_sizes, bid_total_rule, phase, current, dealer, round_index, bids, hands, trick,
-                  mask_stale, masks)
+    refresh_masks(games, s)
     for i in range(len(games)):
-        out_masks[i] = masks[games[i]]
-    encode(out, games, current[games], starts, round_scale, score_scale, hand_sizes, bidding, foresight, phase,
-           round_index, dealer, leader, trump, trump_card, hands, played, trick, trick_len, voids, last_trick,
-           last_winner, bids, tricks_won, totals)
+        out_masks[i] = s.masks[games[i]]
+    encode(out, games, s.current[games], s)
     return -1, finished

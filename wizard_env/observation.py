@@ -152,7 +152,7 @@ def encode(batch, games: np.ndarray, observers: np.ndarray, out: np.ndarray | No
     """
     if out is None:
         out = np.empty((len(games), OBS_SIZE), dtype=np.float32)
-    kernels.encode(out, games, observers, *ENCODER_LAYOUT, *batch.encoder_state)
+    kernels.encode(out, games, observers, batch.kernel_state)
     return out
 
 
