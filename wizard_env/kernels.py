@@ -492,7 +492,8 @@ def step_observe(games, actions, out, out_masks, s):
     if bad >= 0:
         return bad, finished
     refresh_masks(games, s)
+    masks = s.masks  # (read once: each read of a field takes and releases a reference)
     for i in range(len(games)):
-        out_masks[i] = s.masks[games[i]]
+        out_masks[i] = masks[games[i]]
     encode(out, games, s.current[games], s)
     return -1, finished
