@@ -285,7 +285,7 @@ class WizardBatch:
         into ``out`` (float32 [k, OBS_SIZE]) and ``masks`` (int8 [k, NUM_ACTIONS]), row i for game ``games[i]``.
 
         The same results as ``step``, ``observe(games, out=out)`` and ``legal_masks(games)``, in one compiled
-        call instead of three (a third of their time at B = 1). A game that the step finished and autoreset
+        call instead of three (three quarters of their time at B = 1). A game that the step finished and autoreset
         restarted is observed in its new game. An illegal action raises as in ``step``, and nothing changes.
         """
         g = self._select(games)
