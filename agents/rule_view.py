@@ -98,17 +98,22 @@ def read_view(obs: np.ndarray, row: int, layout: tuple) -> View:
     """Decode observation ``row`` of ``obs`` (observations [k, OBS_SIZE]) into a View."""
     start, scale = layout
     n = players(obs, row, layout)
+    o = obs[row]
     hand = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
     seen = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
-    for c in range(NUM_CARD_TYPES):
-        hand[c] = int(obs[row, start[_HAND] + c])
-        seen[c] = hand[c] + int(obs[row, start[_TRUMP_CARD] + c])
+    at_hand, at_turned = np.uint64(start[_HAND]), np.uint64(start[_TRUMP_CARD])
+    for card in range(NUM_CARD_TYPES):
+        c = np.uint64(card)  # unsigned indices: numba skips the wraparound of negative ones and LLVM vectorizes
+        hand[c] = int(o[at_hand + c])
+        seen[c] = hand[c] + int(o[at_turned + c])
     held = np.zeros(n, dtype=np.int64)
     hand_size = _count(obs, row, start[_HAND_SIZE], scale[_HAND_SIZE])
     for slot in range(n):
         played = 0
-        for c in range(NUM_CARD_TYPES):
-            count = int(obs[row, start[_PLAYED] + slot * NUM_CARD_TYPES + c])
+        at = np.uint64(start[_PLAYED] + slot * NUM_CARD_TYPES)
+        for card in range(NUM_CARD_TYPES):
+            c = np.uint64(card)
+            count = int(o[at + c])
             seen[c] += count
             played += count
         held[slot] = min(max(hand_size - played, 0), MAX_HAND_SIZE)
@@ -116,10 +121,11 @@ def read_view(obs: np.ndarray, row: int, layout: tuple) -> View:
     if hand.sum() == 0:  # a foresight round: the others' cards instead of mine
         for slot in range(n):
             base, down = start[_FORESIGHT] + slot * NUM_CARD_TYPES, False
-            for c in range(NUM_CARD_TYPES):
-                count = int(obs[row, base + c])
+            for card in range(NUM_CARD_TYPES):
+                c = np.uint64(card)
+                count = int(o[np.uint64(base) + c])
                 seen[c] += count
-                down = down or count > 0
+                down |= count > 0
             if down and slot > 0:
                 visible[slot] = _argmax(obs, row, base, NUM_CARD_TYPES)
     unseen = np.maximum(_DECK - seen, 0)
@@ -146,7 +152,7 @@ def read_view(obs: np.ndarray, row: int, layout: tuple) -> View:
         base = start[_TRICK] + ((leader + j) % n) * NUM_CARD_TYPES
         down = False
         for c in range(NUM_CARD_TYPES):
-            down = down or obs[row, base + c] != 0
+            down |= o[np.uint64(base) + np.uint64(c)] != 0
         if not down:
             break
         trick[j] = _argmax(obs, row, base, NUM_CARD_TYPES)
