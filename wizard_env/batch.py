@@ -105,7 +105,8 @@ class WizardBatch:
     seat that won a trick completed by the step (-1 where none was).
 
     Legal masks are cached per game until ``step`` changes it; code that writes the state arrays
-    directly (tests building a position) must set ``mask_stale`` for those games.
+    directly (tests building a position) must set ``mask_stale`` for those games, and must write into
+    the arrays rather than replace them: the kernels hold them, gathered in ``kernel_state``.
     """
 
     def __init__(
