@@ -52,7 +52,7 @@ def short_repr(value: object, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)  # (comparing with a dtype is faster than with a type)
+_FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
 
 
 def check_out(name: str, array: object, shape: tuple[int, ...], dtype: np.dtype) -> None:
