@@ -141,21 +141,6 @@ class WizardGame:
 
     def check_action(self, action: object, actor: str | None = None) -> int:
         """The action as an int if it is legal now, else IllegalActionError naming the legal ones."""
-        return self._check(action, actor)[0]
-
-    def step(self, action: int, actor: str | None = None) -> np.ndarray | None:
-        """Validate and apply the acting player's action; return the round's scores if it ended a round.
-
-        ``actor`` names the player in error messages (default: ``seat N``).
-        """
-        try:
-            self.batch.step(np.array([action]))  # checked against the legal mask in the same compiled call
-        except IllegalActionError:
-            self._check(action, actor)  # raises the error that names this player and the legal actions
-            raise
-        return self.batch.round_scores[0].copy() if self.batch.round_over[0] else None
-
-    def _check(self, action: object, actor: str | None) -> tuple[int, np.ndarray]:
         who = actor or f"seat {self.current}"
         if self.is_over:
             raise IllegalActionError(f"{who}: action {action!r}: the game is over, no action is legal")
@@ -170,4 +155,16 @@ class WizardGame:
             raise IllegalActionError(
                 f"{who}: action {action} ({what}) is not legal in the {self.phase.name.lower()} phase; legal: {legal_listing(mask)}"
             )
-        return action, mask
+        return action
+
+    def step(self, action: int, actor: str | None = None) -> np.ndarray | None:
+        """Validate and apply the acting player's action; return the round's scores if it ended a round.
+
+        ``actor`` names the player in error messages (default: ``seat N``).
+        """
+        try:
+            self.batch.step(np.array([action]))  # checked against the legal mask in the same compiled call
+        except IllegalActionError:
+            self.check_action(action, actor)  # raises the error that names this player and the legal actions
+            raise
+        return self.batch.round_scores[0].copy() if self.batch.round_over[0] else None
