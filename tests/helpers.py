@@ -6,6 +6,8 @@ so the tests compare the engine against a second, separately written reading of 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Sequence
 
 import numpy as np
@@ -203,3 +205,22 @@ class FirstLegal(Agent):
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action per row of bool masks."""
     return np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+
+
+# -- optional packages ------------------------------------------------------------------------------
+
+
+def uninstalled(monkeypatch, package: str) -> None:
+    """Make ``package`` and its submodules fail to import (``find_spec`` gives None), as when it is not installed."""
+    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")] + [package]:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def loaded_by_import_and_help(packages: Sequence[str]) -> list[str]:
+    """Which of ``packages`` a fresh interpreter has loaded after ``import wizard_env`` and building the CLI."""
+    code = ("import sys, wizard_env, wizard_env.cli\n"
+            "wizard_env.cli.build_parser()\n"
+            f"print(','.join(sorted(m for m in {tuple(packages)!r} if m in sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [m for m in done.stdout.strip().split(",") if m]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 
+from helpers import uninstalled
 from wizard_env import wizard_v1
 from wizard_env.adapters import NO_NEXT_TURN, turn_returns, turn_transitions
 
@@ -196,8 +197,7 @@ def test_tianshou_updates_a_shared_policy_once_on_every_seats_turns():
 
 
 def test_the_tianshou_adapter_without_tianshou_names_the_adapters_extra(monkeypatch):
-    for name in [m for m in sys.modules if m == "tianshou" or m.startswith("tianshou.")] + ["tianshou"]:
-        monkeypatch.setitem(sys.modules, name, None)  # as when it is not installed
+    uninstalled(monkeypatch, "tianshou")
     monkeypatch.delitem(sys.modules, "wizard_env.tianshou_marl", raising=False)
     with pytest.raises(ImportError, match=r"needs tianshou, from the adapters extra: pip install -c constraints.txt -e '\.\[adapters\]'"):
         importlib.import_module("wizard_env.tianshou_marl")

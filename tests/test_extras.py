@@ -3,14 +3,13 @@ lazily and, when they are missing, fails with one line naming the package and th
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from helpers import loaded_by_import_and_help, uninstalled
 from wizard_env.cli import main
 from wizard_env.rules import Rules
 from wizard_env.training import eval_report
@@ -19,12 +18,6 @@ from wizard_env.training.evaluate import MissingExtra, evaluate, ratings
 ROOT = Path(__file__).resolve().parent.parent
 EVAL_INSTALL = "pip install -c constraints.txt -e '.[eval]'"
 TINY = ["--players", "4", "--rounds", "2", "--games", "1"]
-
-
-def missing(monkeypatch: pytest.MonkeyPatch, package: str) -> None:
-    """Make ``package`` and its submodules fail to import, as when it is not installed."""
-    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")] + [package]:
-        monkeypatch.setitem(sys.modules, name, None)
 
 
 def test_the_core_dependencies_leave_plotting_and_ratings_to_the_eval_extra():
@@ -37,17 +30,12 @@ def test_the_core_dependencies_leave_plotting_and_ratings_to_the_eval_extra():
 
 
 def test_import_and_help_load_neither_matplotlib_nor_openskill():
-    code = ("import sys, wizard_env, wizard_env.cli\n"
-            "wizard_env.cli.build_parser()\n"
-            "print(sorted(m for m in ('matplotlib', 'openskill') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert loaded_by_import_and_help(["matplotlib", "openskill"]) == []
 
 
 @pytest.mark.parametrize("package", ["openskill", "matplotlib"])
 def test_eval_without_the_eval_extra_is_one_line_naming_the_install_command(package, monkeypatch, capsys, tmp_path):
-    missing(monkeypatch, package)
+    uninstalled(monkeypatch, package)
     out = tmp_path / "ev"
     assert main(["eval", *TINY, "--agents", "rule,random,rule,random", "--out", str(out)]) == 2
     err = capsys.readouterr().err
@@ -58,7 +46,7 @@ def test_eval_without_the_eval_extra_is_one_line_naming_the_install_command(pack
 def test_train_without_the_eval_extra_names_the_train_extra(monkeypatch, capsys, tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    missing(monkeypatch, "openskill")
+    uninstalled(monkeypatch, "openskill")
     assert main(["train", "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert err == ("wizard: error: wizard train needs openskill, from the train extras: "
@@ -67,10 +55,10 @@ def test_train_without_the_eval_extra_names_the_train_extra(monkeypatch, capsys,
 
 def test_the_library_raises_missing_extra_where_the_package_is_first_needed(monkeypatch):
     result = evaluate(Rules.make(3, 1), ["rule", "random", "random"], deals=1, seed=0)
-    missing(monkeypatch, "matplotlib")
+    uninstalled(monkeypatch, "matplotlib")
     with pytest.raises(MissingExtra, match=r"matplotlib, from the eval extra: pip install -c constraints.txt -e '\.\[eval\]'"):
         eval_report.plot(result)
-    missing(monkeypatch, "openskill")
+    uninstalled(monkeypatch, "openskill")
     with pytest.raises(MissingExtra, match=r"openskill, from the eval extra"):
         ratings(np.array([[1, 2], [3, 0]]))
     assert issubclass(MissingExtra, ImportError)

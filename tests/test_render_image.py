@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import pytest
 
 import wizard_env
+from helpers import uninstalled
 from wizard_env.extras import MissingExtra
 
 pytest.importorskip("PIL", reason="Pillow is not installed (the render extra)")
@@ -58,8 +58,7 @@ def test_render_before_reset_is_a_frame_of_the_same_size():
 
 
 def test_without_pillow_the_render_mode_names_the_render_extra(monkeypatch):
-    for name in [m for m in sys.modules if m == "PIL" or m.startswith("PIL.")] + ["PIL"]:
-        monkeypatch.setitem(sys.modules, name, None)
+    uninstalled(monkeypatch, "PIL")
     with pytest.raises(MissingExtra, match=r"needs pillow, from the render extra: pip install -c constraints.txt -e '\.\[render\]'"):
         wizard_env.env(render_mode="rgb_array")
 

@@ -9,18 +9,13 @@ import sys
 
 import pytest
 
+from helpers import uninstalled
 from wizard_env.cli import main
 from wizard_env.extras import MissingExtra
 
 
-def without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ray and its modules fail to import (find_spec gives None), as when it is not installed."""
-    for name in [m for m in sys.modules if m == "ray" or m.startswith("ray.")] + ["ray"]:
-        monkeypatch.setitem(sys.modules, name, None)
-
-
 def test_without_ray_the_backend_is_one_line_naming_the_extra(monkeypatch, capsys, tmp_path):
-    without_ray(monkeypatch)
+    uninstalled(monkeypatch, "ray")
     assert main(["train", "--backend", "rllib", "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert err == ("wizard: error: wizard train --backend rllib needs ray[rllib], from the rllib extra: "
@@ -35,7 +30,7 @@ def test_rllib_options_on_the_sb3_backend_are_refused(capsys, tmp_path, option):
 
 
 def test_the_rllib_env_without_ray_is_one_import_error_naming_the_extra(monkeypatch):
-    without_ray(monkeypatch)
+    uninstalled(monkeypatch, "ray")
     monkeypatch.delitem(sys.modules, "wizard_env.rllib", raising=False)
     with pytest.raises(MissingExtra, match=r"^wizard_env.rllib needs ray\[rllib\], from the rllib extra: pip install "
                                            r"-c constraints.txt -e '\.\[rllib\]'$"):

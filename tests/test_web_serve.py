@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from helpers import loaded_by_import_and_help, uninstalled
 from tests.web_server import request
 from wizard_env.cli import main
 
@@ -17,18 +18,12 @@ WEB_INSTALL = "pip install -c constraints.txt -e '.[web]'"
 
 
 def test_import_and_help_load_no_web_package():
-    code = ("import sys, wizard_env, wizard_env.cli\n"
-            "wizard_env.cli.build_parser()\n"
-            "print(sorted(m for m in ('starlette', 'uvicorn', 'PIL', 'playwright') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert loaded_by_import_and_help(["starlette", "uvicorn", "PIL", "playwright"]) == []
 
 
 @pytest.mark.parametrize("package", ["starlette", "uvicorn"])
 def test_serve_without_the_web_extra_is_one_line_naming_the_install_command(package, monkeypatch, capsys, tmp_path):
-    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")] + [package]:
-        monkeypatch.setitem(sys.modules, name, None)
+    uninstalled(monkeypatch, package)
     assert main(["serve", "--replays", str(tmp_path / "r")]) == 2
     assert capsys.readouterr().err == f"wizard: error: wizard serve needs {package}, from the web extra: {WEB_INSTALL}\n"
 
