@@ -9,6 +9,11 @@ export const SUITS = {
   s: { symbol: "\u2660", colour: "#222222", name: "spades" },
 };
 const RANK_NAMES = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
+// The two unsuited cards: one layout, these colours and symbols.
+const SPECIALS = {
+  Wiz: { face: "#23206a", edge: "#111", corner: "W", cornerFill: "#ffd54a", symbol: "\u2605", symbolSize: 34, symbolFill: "#ffd54a", wordFill: "#ffffff" },
+  Jes: { face: "#eceff1", edge: "#777", corner: "J", cornerFill: "#555", symbol: "\u263A", symbolSize: 32, symbolFill: "#666", wordFill: "#444" },
+};
 
 export function svg(tag, attrs = {}, children = []) {
   const el = document.createElementNS(NS, tag);
@@ -45,18 +50,12 @@ export function cardSVG(name) {
     root.append(text(30, 50, "\u2605", { "font-size": 22, fill: "#c9b8ff" }));
     return root;
   }
-  if (name === "Wiz") {
-    root.append(svg("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#23206a", stroke: "#111" }));
-    root.append(text(13, 19, "W", { "font-size": 15, "font-weight": 700, fill: "#ffd54a" }));
-    root.append(text(30, 56, "\u2605", { "font-size": 34, fill: "#ffd54a" }));
-    root.append(text(30, 76, "Wizard", { "font-size": 10, fill: "#ffffff" }));
-    return root;
-  }
-  if (name === "Jes") {
-    root.append(svg("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#eceff1", stroke: "#777" }));
-    root.append(text(13, 19, "J", { "font-size": 15, "font-weight": 700, fill: "#555" }));
-    root.append(text(30, 56, "\u263A", { "font-size": 32, fill: "#666" }));
-    root.append(text(30, 76, "Jester", { "font-size": 10, fill: "#444" }));
+  const special = SPECIALS[name];
+  if (special) {
+    root.append(svg("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: special.face, stroke: special.edge }));
+    root.append(text(13, 19, special.corner, { "font-size": 15, "font-weight": 700, fill: special.cornerFill }));
+    root.append(text(30, 56, special.symbol, { "font-size": special.symbolSize, fill: special.symbolFill }));
+    root.append(text(30, 76, cardTitle(name), { "font-size": 10, fill: special.wordFill }));
     return root;
   }
   const suit = SUITS[name[1]];
