@@ -62,6 +62,12 @@ class Agent(ABC):
         batch = None if observation is None else np.asarray(observation)[None]
         return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
 
+    def act_games(self, batch, games: np.ndarray) -> np.ndarray:
+        """Actions for games ``games`` of a ``WizardBatch``, each for its acting seat: ``act_batch`` on their
+        observations and masks. A search agent (``pimc``) overrides it to read the games themselves, through
+        ``wizard_env.determinize``; whoever plays agents on a batch calls this, so both kinds fit."""
+        return self.act_batch(batch.observe(games), batch.legal_masks(games))
+
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Same as ``act``."""
         return self.act(observation, action_mask)

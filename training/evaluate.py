@@ -93,9 +93,9 @@ def play_games(
     """Play game k with seed ``seeds[k]`` and ``agents_by_seat_per_game[k][s]`` in seat s; return the records.
 
     Up to ``batch_size`` games run in lockstep on ``WizardBatch``; at each step every agent
-    decides, in one ``act_batch`` call, for all the games where it is to move. An agent with an
-    ``act_games(batch, games)`` method (a search agent such as ``pimc``) is called with the batch and
-    those games instead; it must read hidden state only through ``wizard_env.determinize``. ``progress(count)``
+    decides, in one ``act_games(batch, games)`` call, for all the games where it is to move: by default
+    ``act_batch`` on their observations; a search agent such as ``pimc`` reads the games themselves,
+    hidden state only through ``wizard_env.determinize``. ``progress(count)``
     is called as rounds finish (``count`` rounds of any games). Same arguments, same records.
     """
     n = rules.num_players
@@ -124,12 +124,10 @@ def _play_batch(rules: Rules, tables: Sequence[Sequence[Agent]], seeds: Sequence
     records.seeds[offset:offset + len(seeds)] = batch.game_seed
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
         who = agent_at[live, batch.current[live]]
-        observations, masks = batch.observe(live), batch.legal_masks(live)
         actions = np.empty(live.size, dtype=np.int64)
         for a in np.unique(who):
             mine = who == a
-            search = getattr(distinct[a], "act_games", None)  # a search agent (pimc) takes the games themselves
-            actions[mine] = search(batch, live[mine]) if search else distinct[a].act_batch(observations[mine], masks[mine])
+            actions[mine] = distinct[a].act_games(batch, live[mine])
         batch.step(actions, live)
         ended = np.flatnonzero(batch.round_over)
         rows, rnd = offset + ended, rounds_done[ended]

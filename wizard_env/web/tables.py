@@ -27,7 +27,7 @@ from ..batch import MAX_GAME_SEED, check_seed
 from ..cards import NO_CARD, SUITS, card_name, hand_names
 from ..cli import HUMAN, SUIT_WORDS, derive_seeds, parse_rounds
 from ..game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, Phase, WizardGame
-from ..observation import is_foresight_round, observe
+from ..observation import is_foresight_round
 from ..replay import game_record, write_replays
 from ..rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
@@ -231,11 +231,7 @@ class Table:
                 **seat_view(self.game, self.settings.seat, self.names, self.moves)}
 
     def _agent_action(self, seat: int) -> int:
-        agent = self.agents[seat]
-        search = getattr(agent, "act_games", None)  # a search agent (pimc) takes the game itself
-        if search is not None:
-            return int(search(self.game.batch, self.game.batch.all_games)[0])
-        return int(agent(observe(self.game, seat), self.game.legal_mask()))
+        return int(self.agents[seat].act_games(self.game.batch, self.game.batch.all_games)[0])
 
     def _apply(self, action: int) -> dict:
         """Step the engine and return the frame the page shows after it (the view and what the move showed)."""
