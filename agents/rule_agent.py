@@ -9,9 +9,8 @@ of the bid, duck once it is met). The random draws of the sampled deals come fro
 seeded generator, and the bids from expected tricks use numpy's exp and power, in Python between
 the compiled steps (``rule_bid.hand_chances``).
 
-The kernels are cached on disk (``cache=True``). numba checks only the file of each cached function,
-so after editing ``rule_view``, ``rule_bid`` or ``rule_play`` delete ``agents/__pycache__/*.nbi``:
-``decide`` here would otherwise keep the code it compiled from the old versions.
+The kernels are cached on disk (``cache=True``); ``wizard_env.compile_cache`` recompiles ``decide``
+when ``rule_view``, ``rule_bid``, ``rule_play`` or another project module it reads has changed.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ registered by importing this package.
 import importlib.util as _importlib_util
 import sys as _sys
 
+from . import compile_cache as _compile_cache  # noqa: F401  (first: before any compiled function is declared)
 from .batch import WizardBatch
 from .cards import card_name, parse_card
 from .game import (

@@ -4,10 +4,11 @@ Each rule is stated once here, as a small numba function on one trick, hand or s
 caller runs it: ``WizardBatch`` loops it over its games inside compiled kernels (a batch of one
 costs microseconds), and ``rules``' numpy-facing functions loop it over their arguments.
 
-All compiled code lives in this one module on purpose: numba's on-disk cache (``cache=True``,
-written beside the module in ``__pycache__``) is invalidated when a function's own source file
-changes, but not when a function it calls in another file does. The batched kernels take the game
-state as one ``BatchState`` (the batch's arrays, which ``WizardBatch`` documents, and the observation
+All compiled code of the engine lives in this one module. numba's on-disk cache (``cache=True``,
+written beside the module in ``__pycache__``) is recompiled when this file or a project module it
+imports changes (``compile_cache``: numba alone would follow this file only, and keep the constants
+of ``rules`` and ``cards`` as they were when it compiled). The batched kernels take the game state
+as one ``BatchState`` (the batch's arrays, which ``WizardBatch`` documents, and the observation
 layout), so a layout change never meets a stale compiled copy.
 """
 

@@ -1,0 +1,59 @@
+"""numba's on-disk cache of the compiled engine and RuleAgent follows the files their code comes from."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import wizard_env
+from wizard_env import compile_cache, kernels
+from wizard_env.agents import rule_agent
+
+PACKAGE = Path(wizard_env.__file__).parent
+SCORE_OF_TWO_BID_TWO_TAKEN = "from wizard_env.kernels import round_score; print(round_score(2, 2))"
+
+
+def modules(path: str, module: str) -> set[str]:
+    return {name for name, _ in compile_cache.dependencies(path, module)}
+
+
+def test_the_stamps_cover_the_project_modules_each_compiled_file_reads():
+    engine = modules(kernels.__file__, "wizard_env.kernels")
+    assert {"wizard_env.rules", "wizard_env.cards", "wizard_env.actions"} <= engine
+    assert engine.isdisjoint({"wizard_env.kernels", "wizard_env.cli", "wizard_env.environment", "wizard_env"})
+    heuristic = modules(rule_agent.__file__, "wizard_env.agents.rule_agent")
+    parts = {f"wizard_env.agents.{name}" for name in ("rule_view", "rule_bid", "rule_play")}
+    assert parts | {"wizard_env.kernels", "wizard_env.rules", "wizard_env.cards"} <= heuristic
+    assert "wizard_env.cli" not in heuristic and "wizard_env.agents.ppo_agent" not in heuristic
+
+
+def test_the_installed_numba_uses_the_project_locator():
+    assert compile_cache.STAMPS_INSTALLED
+    assert isinstance(kernels.round_score._cache._impl.locator, compile_cache.ProjectSourceLocator)
+    assert isinstance(rule_agent.decide._cache._impl.locator, compile_cache.ProjectSourceLocator)
+
+
+def test_editing_a_constant_in_another_file_recompiles_the_kernels_that_read_it(tmp_path):
+    copy = tmp_path / "src" / "wizard_env"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": str(copy.parent), "NUMBA_CACHE_DIR": str(cache)}
+
+    def score() -> str:
+        run = subprocess.run([sys.executable, "-c", SCORE_OF_TWO_BID_TWO_TAKEN], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        return run.stdout.strip()
+
+    assert score() == "40"  # 20 for the bid made, 10 a trick
+    assert list(cache.rglob("kernels.round_score-*.nbi")), "the first run wrote no cache"
+    rules = copy / "rules.py"
+    text = rules.read_text()
+    assert "POINTS_PER_TRICK = 10\n" in text
+    rules.write_text(text.replace("POINTS_PER_TRICK = 10\n", "POINTS_PER_TRICK = 5\n"))
+    assert score() == "30"
+    rules.write_text(text)
+    assert score() == "40"

@@ -1,0 +1,132 @@
+"""Numba's on-disk cache of our compiled code, kept fresh when a file it was compiled from changes.
+
+numba (``cache=True``) stamps a cached function with its own source file only, yet the compiled
+code also holds the functions it calls from other files and the module constants it reads
+(``rules.POINTS_PER_TRICK``, ``cards.CARD_SUIT``), frozen at compile time (numba issue #1833). Edit
+one of those and the cache would go on running the old code, silently.
+
+Importing this module (``wizard_env/__init__`` does, before any compiled function is declared)
+puts ``ProjectSourceLocator`` ahead of numba's own cache locators for the files of this project.
+It keeps the directory numba would choose (``NUMBA_CACHE_DIR``, ``__pycache__``, the user's cache)
+and adds to numba's stamp the contents of every project module the function's file imports,
+directly or through another project module. A change in any of them recompiles the function on
+its next call; a change elsewhere (the CLI, the envs' wrappers) does not.
+
+It rests on numba's private list ``numba.core.caching.CacheImpl._locator_classes``; without it the
+locator is not installed and numba's own stamps apply (``STAMPS_INSTALLED`` says which).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+import os
+from pathlib import Path
+
+from numba.core import caching
+
+#: The top-level package whose modules the stamps follow.
+PROJECT = __name__.split(".")[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _digest(path: str, mtime_ns: int, size: int) -> str:
+    """SHA-256 of a file's bytes (memoized on its modification time and size)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def module_file(name: str) -> str | None:
+    """The source file of module ``name`` of this project (None for another package, a namespace or no module)."""
+    if name != PROJECT and not name.startswith(PROJECT + "."):
+        return None
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    origin = spec.origin if spec is not None else None
+    return origin if origin is not None and origin.endswith(".py") else None
+
+
+@functools.lru_cache(maxsize=None)
+def imported_modules(path: str, module: str) -> tuple[str, ...]:
+    """Names of the project modules that the file ``path`` of module ``module`` imports itself."""
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(Path(path).read_bytes(), path)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module
+            if not base:
+                continue
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"  # `from package import module` reads the module, not the package
+                names.add(submodule if module_file(submodule) is not None else base)
+    return tuple(sorted(name for name in names if module_file(name) is not None))
+
+
+@functools.lru_cache(maxsize=None)
+def dependencies(path: str, module: str) -> tuple[tuple[str, str], ...]:
+    """(module name, file) of the project modules ``path`` (module ``module``) imports, directly or through others."""
+    found: dict[str, str] = {}
+    todo = [(path, module)]
+    while todo:
+        file, name = todo.pop()
+        for imported in imported_modules(file, name):
+            source = module_file(imported)
+            if imported not in found and imported != module and source is not None:
+                found[imported] = source
+                todo.append((source, imported))
+    return tuple(sorted(found.items()))
+
+
+def dependency_stamp(path: str, module: str) -> tuple[tuple[str, str], ...]:
+    """(module name, SHA-256 of its file) of each of ``dependencies``, sorted by name."""
+    stamp = []
+    for name, source in dependencies(path, module):
+        st = os.stat(source)
+        stamp.append((name, _digest(source, st.st_mtime_ns, st.st_size)))
+    return tuple(stamp)
+
+
+class ProjectSourceLocator(caching._CacheLocator):
+    """numba's own choice of cache directory for a project file, with a stamp that covers its imports too."""
+
+    def __init__(self, inner: caching._CacheLocator, py_file: str, module: str):
+        self._inner, self._py_file, self._module = inner, py_file, module
+
+    def ensure_cache_path(self) -> None:
+        self._inner.ensure_cache_path()
+
+    def get_cache_path(self) -> str:
+        return self._inner.get_cache_path()
+
+    def get_source_stamp(self) -> object:
+        return self._inner.get_source_stamp(), dependency_stamp(self._py_file, self._module)
+
+    def get_disambiguator(self) -> str:
+        return self._inner.get_disambiguator()
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        """A locator for a compiled function of this project (None for anyone else's: numba's locators take it)."""
+        module = getattr(py_func, "__module__", None) or ""
+        if module_file(module) is None:
+            return None
+        for other in NUMBA_LOCATORS:
+            inner = other.from_function(py_func, py_file)
+            if inner is not None:
+                return cls(inner, py_file, module)
+        return None
+
+
+_impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)  # CacheImpl in recent numba
+_locators = getattr(_impl, "_locator_classes", None)
+#: numba's own locators, in its order of preference (without one of ours from an earlier import of this module).
+NUMBA_LOCATORS = [c for c in _locators or () if c.__qualname__ != ProjectSourceLocator.__qualname__]
+#: Whether the locator is installed (numba's private list of locators was found).
+STAMPS_INSTALLED = isinstance(_locators, list)
+if isinstance(_locators, list):
+    _locators[:] = [ProjectSourceLocator, *NUMBA_LOCATORS]
