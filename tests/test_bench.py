@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
-from wizard_env.bench import parse_sizes, rate, table
+from wizard_env.bench import Picker, parse_sizes, rate, table
 from wizard_env.cli import main
 
 
@@ -48,3 +49,12 @@ def test_sizes_parse():
 
 def test_a_tiny_duration_still_measures_at_least_one_step():
     assert rate(lambda: 7, 1e-300, warmup=0) > 0  # it reported 0/s before
+
+
+def test_the_picker_draws_each_index_equally_often_from_its_seed():
+    picker, again = Picker(7, block=5), Picker(7, block=5)
+    draws = np.array([picker(6) for _ in range(60_000)])  # many blocks
+    assert draws.tolist()[:20] == [again(6) for _ in range(20)]
+    counts = np.bincount(draws, minlength=6)
+    assert draws.min() == 0 and draws.max() == 5
+    assert np.all(np.abs(counts / len(draws) - 1 / 6) < 0.01), counts
