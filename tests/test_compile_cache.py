@@ -57,3 +57,12 @@ def test_editing_a_constant_in_another_file_recompiles_the_kernels_that_read_it(
     assert score() == "30"
     rules.write_text(text)
     assert score() == "40"
+
+
+def test_other_packages_and_unreadable_files_keep_numbas_own_stamps(tmp_path):
+    def elsewhere():
+        return 1
+
+    elsewhere.__module__ = "someone_elses_package.kernels"
+    assert compile_cache.ProjectSourceLocator.from_function(elsewhere, __file__) is None
+    assert compile_cache.imported_modules(str(tmp_path / "missing.py"), "wizard_env.missing") == ()

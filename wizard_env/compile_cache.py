@@ -53,8 +53,12 @@ def module_file(name: str) -> str | None:
 def imported_modules(path: str, module: str) -> tuple[str, ...]:
     """Names of the project modules that the file ``path`` of module ``module`` imports itself."""
     package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    try:
+        tree = ast.parse(Path(path).read_bytes(), path)
+    except (OSError, SyntaxError, ValueError):  # not a readable file (in a zip archive, say): numba's stamp alone
+        return ()
     names: set[str] = set()
-    for node in ast.walk(ast.parse(Path(path).read_bytes(), path)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -86,8 +90,11 @@ def dependency_stamp(path: str, module: str) -> tuple[tuple[str, str], ...]:
     """(module name, SHA-256 of its file) of each of ``dependencies``, sorted by name."""
     stamp = []
     for name, source in dependencies(path, module):
-        st = os.stat(source)
-        stamp.append((name, _digest(source, st.st_mtime_ns, st.st_size)))
+        try:
+            st = os.stat(source)
+            stamp.append((name, _digest(source, st.st_mtime_ns, st.st_size)))
+        except OSError:
+            stamp.append((name, "unreadable"))
     return tuple(stamp)
 
 
