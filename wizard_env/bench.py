@@ -139,14 +139,18 @@ def aec_env_loop(num_players: int, seed: int) -> Callable[[], int]:
     return game
 
 
-def openspiel_loop(num_players: int, seed: int, tensor: bool) -> Callable[[], int] | None:
-    """One game of OpenSpiel oh_hell per call (None if pyspiel is missing); returns its decisions."""
+def openspiel_loop(num_players: int, seed: int, tensor: bool,
+                   pick: Callable[[int], int] | None = None) -> Callable[[], int] | None:
+    """One game of OpenSpiel oh_hell per call (None if pyspiel is missing); returns its decisions.
+
+    ``pick(count)`` chooses each action's index, chance outcomes included (default: ``Picker(seed)``).
+    """
     try:
         import pyspiel
     except ImportError:
         return None
     game_type = pyspiel.load_game("oh_hell", {"players": num_players})
-    pick = Picker(seed)
+    pick = pick or Picker(seed)
 
     def game() -> int:
         state = game_type.new_initial_state()
