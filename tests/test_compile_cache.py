@@ -66,3 +66,16 @@ def test_other_packages_and_unreadable_files_keep_numbas_own_stamps(tmp_path):
     elsewhere.__module__ = "someone_elses_package.kernels"
     assert compile_cache.ProjectSourceLocator.from_function(elsewhere, __file__) is None
     assert compile_cache.imported_modules(str(tmp_path / "missing.py"), "wizard_env.missing") == ()
+
+
+def test_a_numba_without_the_private_names_still_imports_the_package_with_its_own_stamps(tmp_path):
+    code = ("import numba.core.caching as caching\n"
+            "for name in ('CacheLocator', '_CacheLocator', 'CacheImpl', '_CacheImpl'):\n"
+            "    vars(caching).pop(name, None)\n"
+            "from wizard_env import compile_cache, kernels\n"
+            "print(compile_cache.STAMPS_INSTALLED, type(kernels.round_score._cache._impl.locator).__name__)")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    installed, locator = run.stdout.split()
+    assert installed == "False" and locator != "ProjectSourceLocator"

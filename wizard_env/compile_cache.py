@@ -98,10 +98,14 @@ def dependency_stamp(path: str, module: str) -> tuple[tuple[str, str], ...]:
     return tuple(stamp)
 
 
-class ProjectSourceLocator(caching._CacheLocator):
+#: numba's base class of cache locators (private today; a rename must not break ``import wizard_env``).
+_LOCATOR_BASE: type = getattr(caching, "CacheLocator", None) or getattr(caching, "_CacheLocator", None) or object
+
+
+class ProjectSourceLocator(_LOCATOR_BASE):
     """numba's own choice of cache directory for a project file, with a stamp that covers its imports too."""
 
-    def __init__(self, inner: caching._CacheLocator, py_file: str, module: str):
+    def __init__(self, inner, py_file: str, module: str):
         self._inner, self._py_file, self._module = inner, py_file, module
 
     def ensure_cache_path(self) -> None:
