@@ -12,8 +12,9 @@ and adds to numba's stamp the contents of every project module the function's fi
 directly or through another project module. A change in any of them recompiles the function on
 its next call; a change elsewhere (the CLI, the envs' wrappers) does not.
 
-It rests on numba's private list ``numba.core.caching.CacheImpl._locator_classes``; without it the
-locator is not installed and numba's own stamps apply (``STAMPS_INSTALLED`` says which).
+It rests on numba's private list ``numba.core.caching.CacheImpl._locator_classes``: without it the
+locator is not installed and numba's own stamps apply (``STAMPS_INSTALLED`` says which, and a test
+fails). It subclasses numba's private base class of locators where there is one.
 """
 
 from __future__ import annotations
