@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from wizard_env.batch import WizardBatch
-from wizard_env.bench import batch_loop, openspiel_loop, rate
+from wizard_env.bench import batch_loop, openspiel_loop, rates_in_turn
 from wizard_env.observation import OBS_SIZE
 from wizard_env.rules import Rules
 
@@ -68,10 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     batched = {"argmax": argmax_loop(args.players, args.size, args.seed),
                "compiled": batch_loop(args.players, args.size, args.seed)[0]}
     loops = {**{f"OpenSpiel, {k}": v for k, v in openspiel.items()}, **{f"batch B={args.size}, {k}": v for k, v in batched.items()}}
-    rounds: dict[str, list[float]] = {name: [] for name in loops}
-    for _ in range(args.rounds):
-        for name, loop in loops.items():
-            rounds[name].append(rate(loop, args.seconds))
+    rounds = rates_in_turn(loops, args.seconds, args.rounds)
     median = {name: statistics.median(rates) for name, rates in rounds.items()}
     print(f"decisions/s, {args.players} players, median of {args.rounds} rounds of {args.seconds} s")
     for name, value in median.items():

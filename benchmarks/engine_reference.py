@@ -34,7 +34,7 @@ import numpy as np
 
 from wizard_env import kernels
 from wizard_env.batch import WizardBatch
-from wizard_env.bench import rate
+from wizard_env.bench import batch_loop, rates_in_turn
 from wizard_env.observation import OBS_SIZE
 from wizard_env.rules import Rules
 
@@ -67,18 +67,6 @@ def three_calls(batch, size: int, seed: int) -> Callable[[], int]:
     return step
 
 
-def one_call(batch: WizardBatch, size: int, seed: int) -> Callable[[], int]:
-    """Today's ``step_observe``; returns the step of ``rate``."""
-    rng, actions = np.random.default_rng(seed), np.empty(size, np.int64)
-    out, masks = batch.observe(), batch.legal_masks()
-
-    def step() -> int:
-        batch.step_observe(kernels.random_legal(masks, rng.random(size), actions), out, masks)
-        return size
-
-    return step
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", default="9207a61^", help="git revision of the engine to compare with (default: the last numpy engine)")
@@ -95,12 +83,9 @@ def main(argv: list[str] | None = None) -> int:
         loops = {
             "reference": three_calls(old.WizardBatch(old_rules, size, seed=args.seed), size, args.seed),
             "three calls": three_calls(WizardBatch(rules, size, seed=args.seed), size, args.seed),
-            "step_observe": one_call(WizardBatch(rules, size, seed=args.seed), size, args.seed),
+            "step_observe": batch_loop(4, size, args.seed)[0],  # wizard bench's loop
         }
-        rates: dict[str, list[float]] = {name: [] for name in loops}
-        for _ in range(args.rounds):
-            for name, loop in loops.items():
-                rates[name].append(rate(loop, args.seconds))
+        rates = rates_in_turn(loops, args.seconds, args.rounds)
         base = statistics.median(rates["reference"])
         for name, values in rates.items():
             middle = statistics.median(values)

@@ -48,3 +48,19 @@ def test_rate_counts_units_over_the_measured_window_after_the_warm_up(clock: Fak
     per_second = bench.rate(step, seconds=1.0, warmup=0.5)
     assert len(calls) == 2 + 4  # two warm-up steps (0.5 s), then four steps until 1 s has passed
     assert per_second == pytest.approx(4 * 3 / 1.0)
+
+
+def test_rates_in_turn_takes_the_loops_in_turn_round_after_round(clock: FakeClock):
+    order = []
+
+    def loop(name: str, seconds_per_step: float):
+        def step() -> int:
+            order.append(name)
+            clock.advance(seconds_per_step)
+            return 1
+        return step
+
+    rates = bench.rates_in_turn({"fast": loop("fast", 0.1), "slow": loop("slow", 0.5)}, seconds=1.0, rounds=2)
+    assert rates == {"fast": [pytest.approx(10.0)] * 2, "slow": [pytest.approx(2.0)] * 2}
+    runs = [name for i, name in enumerate(order) if i == 0 or order[i - 1] != name]
+    assert runs == ["fast", "slow", "fast", "slow"]

@@ -101,6 +101,16 @@ def rate(step: Callable[[], int], seconds: float, warmup: float = 0.3) -> float:
             return done / elapsed
 
 
+def rates_in_turn(loops: dict[str, Callable[[], int]], seconds: float, rounds: int) -> dict[str, list[float]]:
+    """The ``rate`` of each loop in every one of ``rounds`` rounds, the loops taken in turn within a round, so that
+    a change in the machine's load hits them alike."""
+    rates: dict[str, list[float]] = {name: [] for name in loops}
+    for _ in range(rounds):
+        for name, loop in loops.items():
+            rates[name].append(rate(loop, seconds))
+    return rates
+
+
 class Picker:
     """Uniformly random indices from a seeded numpy Generator, its uniforms drawn a block at a time."""
 
