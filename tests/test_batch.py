@@ -378,19 +378,18 @@ def test_random_legal_picks_each_legal_action_for_its_share_of_uniforms():
 @pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda batch: pickle.loads(pickle.dumps(batch))], ids=["deepcopy", "pickle"])
 def test_a_copied_or_unpickled_batch_plays_on_by_itself(duplicate):
     """The copy gets its own compiled-state handle on its own arrays: stepping either leaves the other alone."""
+    def play_30_steps(games: WizardBatch) -> None:
+        rng = np.random.default_rng(0)
+        for _ in range(30):
+            games.step(kernels.random_legal(games.legal_masks(), rng.random(4), np.empty(4, np.int64)))
+
     batch = WizardBatch(Rules.make(4, rounds=3), 4, seed=2)
     twin = duplicate(batch)
     before = snapshot(batch)
-    rng = np.random.default_rng(0)
-    for _ in range(30):
-        masks = twin.legal_masks()
-        twin.step(kernels.random_legal(masks, rng.random(4), np.empty(4, np.int64)))
+    play_30_steps(twin)
     for name, value in snapshot(batch).items():
         np.testing.assert_array_equal(value, before[name], err_msg=name)
     replay = WizardBatch(Rules.make(4, rounds=3), 4, seed=2)
-    rng = np.random.default_rng(0)
-    for _ in range(30):
-        masks = replay.legal_masks()
-        replay.step(kernels.random_legal(masks, rng.random(4), np.empty(4, np.int64)))
+    play_30_steps(replay)
     for name, value in snapshot(replay).items():
         np.testing.assert_array_equal(getattr(twin, name), value, err_msg=name)
