@@ -79,3 +79,77 @@ def test_a_numba_without_the_private_names_still_imports_the_package_with_its_ow
     assert run.returncode == 0, run.stderr
     installed, locator = run.stdout.split()
     assert installed == "False" and locator != "ProjectSourceLocator"
+
+
+def no_writable_cache_env(tmp_path: Path) -> tuple[Path, dict]:
+    """A copy of the package that numba cannot cache beside (each ``__pycache__`` a file), and an environment with
+    no NUMBA_CACHE_DIR and a home and user cache that cannot be made: a read-only install, as in some containers."""
+    copy = tmp_path / "src" / "wizard_env"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in [copy, *(p for p in copy.rglob("*") if p.is_dir())]:
+        (folder / "__pycache__").write_text("")
+    home = tmp_path / "home-is-a-file"
+    home.write_text("")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {name: value for name, value in os.environ.items() if name != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=str(copy.parent), HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), TMPDIR=str(temp))
+    return temp, env
+
+
+def test_with_no_writable_cache_directory_the_package_caches_in_a_private_temporary_one(tmp_path):
+    temp, env = no_writable_cache_env(tmp_path)
+
+    def score() -> subprocess.CompletedProcess:
+        run = subprocess.run([sys.executable, "-c", SCORE_OF_TWO_BID_TWO_TAKEN], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr  # numba alone: "cannot cache function ...: no locator available"
+        assert run.stdout.strip() == "40"
+        return run
+
+    first = score()
+    assert "CacheFallbackWarning" in first.stderr and "NUMBA_CACHE_DIR" in first.stderr
+    folder = temp / f"wizard_env-numba-cache-{os.getuid()}"
+    assert str(folder) in first.stderr and folder.stat().st_mode & 0o777 == 0o700
+    written = {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+    assert any(p.name.startswith("kernels.round_score-") for p in written)
+    score()  # the next process loads what the first compiled, and writes nothing
+    assert {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()} == written
+
+
+def test_the_private_cache_directory_is_made_for_this_user_only_and_kept(tmp_path):
+    path = compile_cache.private_cache_dir(str(tmp_path))
+    assert path == str(tmp_path / f"wizard_env-numba-cache-{os.getuid()}")
+    assert os.stat(path).st_mode & 0o777 == 0o700
+    assert compile_cache.private_cache_dir(str(tmp_path)) == path
+    assert compile_cache.private_cache_dir(str(tmp_path / "missing" / "deeper")) is None
+
+
+def test_a_private_cache_name_holding_anything_else_is_left_alone(tmp_path):
+    name = f"wizard_env-numba-cache-{os.getuid()}"
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    others = tmp_path / "others"
+    (others / name).mkdir(parents=True)
+    (others / name).chmod(0o777)
+    cases = {"link": (tmp_path / "link", lambda at: at.symlink_to(target, target_is_directory=True)),
+             "file": (tmp_path / "file", lambda at: at.write_text("mine")),
+             "others": (others, lambda at: None)}
+    for base, make in cases.values():
+        base.mkdir(exist_ok=True)
+        make(base / name)
+        path = compile_cache.private_cache_dir(str(base))
+        assert path is not None and Path(path).parent == base and Path(path).name != name
+        assert Path(path).is_dir() and not Path(path).is_symlink()
+    assert (tmp_path / "link" / name).is_symlink() and not any(target.iterdir())
+    assert (tmp_path / "file" / name).read_text() == "mine"
+    assert (others / name).stat().st_mode & 0o777 == 0o777 and not any((others / name).iterdir())
+
+
+def test_a_cache_directory_of_a_process_s_own_is_removed_when_it_exits(tmp_path):
+    (tmp_path / f"wizard_env-numba-cache-{os.getuid()}").symlink_to(tmp_path)
+    code = f"from wizard_env import compile_cache; print(compile_cache.private_cache_dir({str(tmp_path)!r}))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    made = Path(run.stdout.strip())
+    assert made.parent == tmp_path and not made.exists()

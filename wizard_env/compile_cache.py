@@ -12,6 +12,12 @@ and adds to numba's stamp the contents of every project module the function's fi
 directly or through another project module. A change in any of them recompiles the function on
 its next call; a change elsewhere (the CLI, the envs' wrappers) does not.
 
+Where numba finds no writable directory (a read-only install in a container whose user has no
+writable home), numba alone would make ``import wizard_env`` fail ("cannot cache function ...: no
+locator available"). The locator then caches in a directory of the user's own under the system's
+temporary directory (``fallback_cache_dir``), with one ``CacheFallbackWarning`` a process naming it
+and ``NUMBA_CACHE_DIR``, the way to choose another.
+
 It rests on numba's private list ``numba.core.caching.CacheImpl._locator_classes``: without it the
 locator is not installed and numba's own stamps apply (``STAMPS_INSTALLED`` says which, and a test
 fails). It subclasses numba's private base class of locators where there is one.
@@ -23,7 +29,12 @@ import ast
 import functools
 import hashlib
 import importlib.util
+import atexit
 import os
+import shutil
+import stat
+import tempfile
+import warnings
 from pathlib import Path
 
 from numba.core import caching
@@ -103,6 +114,87 @@ def dependency_stamp(path: str, module: str) -> tuple[tuple[str, str], ...]:
 _LOCATOR_BASE: type = getattr(caching, "CacheLocator", None) or getattr(caching, "_CacheLocator", None) or object
 
 
+class CacheFallbackWarning(UserWarning):
+    """None of the places numba caches compiled code in is writable: a temporary directory is used instead."""
+
+
+def private_cache_dir(base: str) -> str | None:
+    """A directory for numba's cache under ``base`` that only this user can write, or None if ``base`` allows none.
+
+    ``base``/wizard_env-numba-cache-UID, made with mode 0700, is kept between processes. Where that name holds
+    anything else (a link, a file, a directory of another user's or one that others can write), it is left
+    alone, and a new directory of this process's own is made beside it and removed at exit.
+    """
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    path = os.path.join(base, f"{PROJECT}-numba-cache-{uid}")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.lstat(path)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == uid and not st.st_mode & 0o022:
+            tempfile.TemporaryFile(dir=path).close()  # writable (as numba's locators check)
+            return path
+        own = tempfile.mkdtemp(prefix=f"{PROJECT}-numba-cache-", dir=base)
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, own, ignore_errors=True)
+    return own
+
+
+@functools.lru_cache(maxsize=None)
+def fallback_cache_dir() -> str | None:
+    """``private_cache_dir`` of the system's temporary directory (None if there is none), warned of once."""
+    try:
+        path = private_cache_dir(tempfile.gettempdir())
+    except OSError:  # no writable temporary directory at all (FileNotFoundError)
+        return None
+    if path is not None:
+        warnings.warn(f"{PROJECT}: numba finds no writable place for its cache of compiled code (the package's "
+                      f"__pycache__, NUMBA_CACHE_DIR, the user's cache directory), so it is kept in {path}; set "
+                      f"NUMBA_CACHE_DIR to a writable directory to choose one", CacheFallbackWarning, stacklevel=2)
+    return path
+
+
+class TemporaryCacheLocator(_LOCATOR_BASE):
+    """numba's cache of one project file in ``fallback_cache_dir``, stamped with the file's contents."""
+
+    def __init__(self, py_func, py_file: str, root: str):
+        self._py_file, self._lineno = py_file, py_func.__code__.co_firstlineno
+        folder = os.path.dirname(os.path.abspath(py_file))
+        name = f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}"  # as numba names them
+        self._path = os.path.join(root, name)
+
+    def ensure_cache_path(self) -> None:
+        os.makedirs(self._path, exist_ok=True)
+        tempfile.TemporaryFile(dir=self._path).close()
+
+    def get_cache_path(self) -> str:
+        return self._path
+
+    def get_source_stamp(self) -> object:
+        st = os.stat(self._py_file)
+        return _digest(self._py_file, st.st_mtime_ns, st.st_size)
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        root = fallback_cache_dir()
+        if root is None or not os.path.exists(py_file):
+            return None
+        locator = cls(py_func, py_file, root)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
+
+
 class ProjectSourceLocator(_LOCATOR_BASE):
     """numba's own choice of cache directory for a project file, with a stamp that covers its imports too."""
 
@@ -127,7 +219,7 @@ class ProjectSourceLocator(_LOCATOR_BASE):
         module = getattr(py_func, "__module__", None) or ""
         if module_file(module) is None:
             return None
-        for other in NUMBA_LOCATORS:
+        for other in [*NUMBA_LOCATORS, TemporaryCacheLocator]:
             inner = other.from_function(py_func, py_file)
             if inner is not None:
                 return cls(inner, py_file, module)
