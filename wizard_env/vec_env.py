@@ -377,16 +377,14 @@ class WizardVecEnv(VecEnv):
         """One move in each of ``games`` (an opponent or the delegate to act in each): one act_batch call per agent."""
         batch, k = self._live_batch(), len(games)
         who = self._table[games, batch.current[games]]
-        observations = batch.observe(games, out=self._buffer[:k])
         masks = batch.legal_masks(games)
         agents = np.unique(who)
-        if agents.size == 1:
-            actions = np.asarray(self._agent(agents[0]).act_batch(observations, masks))
-        else:
-            actions = np.empty(k, dtype=np.int64)
-            for a in agents:
-                rows = np.flatnonzero(who == a)
-                actions[rows] = self._agent(a).act_batch(observations[rows], masks[rows])
+        actions = np.empty(k, dtype=np.int64)
+        for a in agents:  # each agent's games observed straight into the buffer (copying rows cost more)
+            rows = np.flatnonzero(who == a) if agents.size > 1 else slice(None)
+            mine = games[rows]
+            observations = batch.observe(mine, out=self._buffer[:len(mine)])
+            actions[rows] = self._agent(a).act_batch(observations, masks[rows])
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = in_range & (masks[np.arange(k), np.where(in_range, actions, 0)] != 0)
         if not legal.all():
@@ -396,7 +394,7 @@ class WizardVecEnv(VecEnv):
                 f"{role} {self._agent(who[i]).name!r} chose illegal action {actions[i]} in game {games[i]} "
                 f"(legal: {np.flatnonzero(masks[i]).tolist()})"
             )
-        batch.apply(games, actions.astype(np.int64, copy=False), masks)
+        batch.apply(games, actions, masks)
 
     def _agent(self, index: int) -> Agent:
         """The agent at this index of the table; the delegate for the learner's seat."""
