@@ -153,3 +153,22 @@ def test_a_cache_directory_of_a_process_s_own_is_removed_when_it_exits(tmp_path)
     assert run.returncode == 0, run.stderr
     made = Path(run.stdout.strip())
     assert made.parent == tmp_path and not made.exists()
+
+
+def test_with_numbas_compiler_off_the_engine_refuses_with_an_error_naming_the_setting(monkeypatch, capsys):
+    from wizard_env import cli
+    from wizard_env.batch import WizardBatch
+    from wizard_env.rules import Rules
+
+    monkeypatch.setattr(kernels.config, "DISABLE_JIT", True)  # as NUMBA_DISABLE_JIT=1 sets it
+    try:
+        WizardBatch(Rules.make(4), 2, seed=0)
+    except kernels.CompilerDisabledError as error:
+        assert "NUMBA_DISABLE_JIT" in str(error)
+    else:
+        raise AssertionError("a batch was built with the compiler off")
+    assert cli.main(["eval", "--agents", "rule,rule,rule,rule", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wizard: error: NUMBA_DISABLE_JIT is set") and err.count("\n") == 1
+    monkeypatch.undo()
+    assert WizardBatch(Rules.make(4), 2, seed=0).legal_masks().any()

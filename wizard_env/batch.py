@@ -183,6 +183,7 @@ class WizardBatch:
     def _bind_kernels(self) -> None:
         """Gather the arrays into the one ``kernels.BatchState`` every kernel takes (a kernel call then costs
         about a microsecond at B = 1, where checking 40 array arguments one by one cost several)."""
+        kernels.require_compiler()
         starts, round_scale, score_scale = ENCODER_LAYOUT
         settings = dict(hand_sizes=self.hand_sizes, bid_total_rule=self.rules.bid_total_rule, bidding=self.bidding_code,
                         foresight=self.rules.foresight, starts=starts, round_scale=round_scale, score_scale=score_scale,

@@ -31,6 +31,7 @@ from tqdm import tqdm
 from wizard_env.agents.registry import AGENT_NAMES, make_agent, parse_spec
 
 from . import options
+from .kernels import CompilerDisabledError
 from .batch import MAX_GAME_SEED, check_seed, short_repr
 from .cards import SUITS, card_name, parse_card
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
@@ -489,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _sigterm_raises():
             args = build_parser().parse_args(argv)
             return args.run(args)
-    except UsageError as err:
+    except (UsageError, CompilerDisabledError) as err:
         message = str(err)
     except BrokenPipeError:  # output piped into a reader that stopped early (e.g. head)
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -15,7 +15,7 @@ layout), so a layout change never meets a stale compiled copy.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import config, njit, types
 from numba.experimental import structref
 
 from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, Phase
@@ -197,6 +197,22 @@ STATE_TYPE = StateType([
     ("trick_won_by", _array(_I8, 1)),
 ])
 STATE_FIELDS = tuple(STATE_TYPE.field_dict)
+
+
+class CompilerDisabledError(RuntimeError):
+    """numba runs compiled functions as Python (``NUMBA_DISABLE_JIT=1``), and the engine cannot run that way."""
+
+
+def require_compiler() -> None:
+    """CompilerDisabledError if numba runs compiled functions as Python (``NUMBA_DISABLE_JIT=1``).
+
+    The kernels rely on numba's integer arithmetic: an int8 seat times 54 is an int64 in numba, while
+    numpy's int8 overflows. Run as Python, they would play other games than the rules say, with no error.
+    """
+    if getattr(config, "DISABLE_JIT", False):  # set from the environment when numba is imported
+        raise CompilerDisabledError(
+            "NUMBA_DISABLE_JIT is set, but wizard_env's engine runs only compiled: as Python its kernels would "
+            "follow numpy's integer arithmetic, not numba's, and play wrong games. Unset NUMBA_DISABLE_JIT")
 
 
 @njit(cache=True)
