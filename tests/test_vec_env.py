@@ -264,6 +264,27 @@ def test_opponent_returning_an_illegal_action_is_named():
         play(env, steps=6)
 
 
+class Malformed(Agent):
+    """Legal actions, but as floats or one too few."""
+
+    name = "malformed"
+
+    def __init__(self, how: str):
+        self.how = how
+
+    def act_batch(self, observations, action_masks):
+        """The first legal action of each row, spoilt as ``how`` says."""
+        actions = np.argmax(action_masks, axis=1)
+        return actions.astype(np.float64) + 0.5 if self.how == "float" else actions[1:]
+
+
+@pytest.mark.parametrize("how, why", [("float", "float64 actions"), ("short", r"int64 actions of shape \(\d+,\), not \d+ integer")])
+def test_an_opponent_returning_malformed_actions_is_named_not_truncated(how, why):
+    env = WizardVecEnv(4, seed=0, num_players=3, rounds=3, opponents=Malformed(how), learner_seat=0)
+    with pytest.raises(IllegalActionError, match=f"opponent 'malformed' returned {why}"):
+        play(env, steps=6)
+
+
 def test_step_before_reset_and_step_wait_without_actions_raise():
     env = WizardVecEnv(2, seed=0, **SHORT)
     with pytest.raises(RuntimeError, match="reset"):

@@ -31,10 +31,10 @@ from tqdm import tqdm
 from wizard_env.agents.registry import AGENT_NAMES, make_agent, parse_spec
 
 from . import options
-from .kernels import CompilerDisabledError
 from .batch import MAX_GAME_SEED, check_seed, short_repr
 from .cards import SUITS, card_name, parse_card
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
+from .kernels import CompilerDisabledError
 from .observation import is_foresight_round, observe
 from .render import render_text
 from .files import check_writable

@@ -26,10 +26,10 @@ fails). It subclasses numba's private base class of locators where there is one.
 from __future__ import annotations
 
 import ast
+import atexit
 import functools
 import hashlib
 import importlib.util
-import atexit
 import os
 import shutil
 import stat

@@ -384,17 +384,25 @@ class WizardVecEnv(VecEnv):
             rows = np.flatnonzero(who == a) if agents.size > 1 else slice(None)
             mine = games[rows]
             observations = batch.observe(mine, out=self._buffer[:len(mine)])
-            actions[rows] = self._agent(a).act_batch(observations, masks[rows])
+            chosen = np.asarray(self._agent(a).act_batch(observations, masks[rows]))
+            if chosen.shape != mine.shape or (chosen.dtype.kind not in "iu" and chosen.size):
+                raise IllegalActionError(f"{self._role(a)} {self._agent(a).name!r} returned {chosen.dtype} actions of "
+                                         f"shape {chosen.shape}, not {len(mine)} integer action ids")
+            actions[rows] = chosen
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = in_range & (masks[np.arange(k), np.where(in_range, actions, 0)] != 0)
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
-            role = "delegate" if who[i] == LEARNER else "opponent"
             raise IllegalActionError(
-                f"{role} {self._agent(who[i]).name!r} chose illegal action {actions[i]} in game {games[i]} "
+                f"{self._role(who[i])} {self._agent(who[i]).name!r} chose illegal action {actions[i]} in game {games[i]} "
                 f"(legal: {np.flatnonzero(masks[i]).tolist()})"
             )
         batch.apply(games, actions, masks)
+
+    @staticmethod
+    def _role(index: int) -> str:
+        """What the agent at this index of the table plays: the learner's seat (as its delegate) or another."""
+        return "delegate" if index == LEARNER else "opponent"
 
     def _agent(self, index: int) -> Agent:
         """The agent at this index of the table; the delegate for the learner's seat."""
