@@ -6,6 +6,7 @@ from abc import ABC
 
 import numpy as np
 
+from wizard_env.actions import IllegalActionError
 from wizard_env.game import NUM_ACTIONS
 from wizard_env.observation import OBS_SIZE
 
@@ -36,6 +37,15 @@ def check_batch(observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.
     return observations, masks
 
 
+def as_actions(actions: object, count: int, who: str) -> np.ndarray:
+    """What an agent returned as ``count`` int64 action ids; IllegalActionError naming ``who`` for a wrong
+    number or a non-integer type (a float would otherwise be truncated to some action silently)."""
+    ids = np.asarray(actions)
+    if ids.shape != (count,) or (ids.dtype.kind not in "iu" and ids.size):
+        raise IllegalActionError(f"{who} returned {ids.dtype} actions of shape {ids.shape}, not {count} integer action ids")
+    return ids.astype(np.int64, copy=False)
+
+
 class Agent(ABC):
     """A player that chooses actions from what its observations hold, and nothing else.
 
@@ -55,12 +65,12 @@ class Agent(ABC):
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Legal actions [k] int64 for observations [k, OBS_SIZE] float32 and int8 masks [k, NUM_ACTIONS]."""
         observations, masks = check_batch(observations, action_masks)
-        return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
+        return as_actions([self.act(o, m) for o, m in zip(observations, masks)], len(masks), f"agent {self.name!r}")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """A legal action id given one observation vector and its int8 action mask."""
         batch = None if observation is None else np.asarray(observation)[None]
-        return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
+        return int(as_actions(self.act_batch(batch, np.asarray(action_mask)[None]), 1, f"agent {self.name!r}")[0])
 
     def act_games(self, batch, games: np.ndarray) -> np.ndarray:
         """Actions for games ``games`` of a ``WizardBatch``, each for its acting seat: ``act_batch`` on their

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wizard_env.actions import NUM_ACTIONS
+from wizard_env.actions import NUM_ACTIONS, IllegalActionError
 from wizard_env.batch import WizardBatch
 
 from .base import Agent
@@ -32,7 +32,10 @@ def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.
         live = live[~sim.round_over[live]]
         if not live.size:
             break
-        sim.apply(live, rollout.act_batch(sim.observe(live), sim.legal_masks(live)))
+        try:  # checked: an agent's illegal action would otherwise corrupt the copies' state
+            sim.step(rollout.act_batch(sim.observe(live), sim.legal_masks(live)), live)
+        except IllegalActionError as error:
+            raise IllegalActionError(f"rollout agent {rollout.name!r}: {error}") from None
     values = np.full((len(games), NUM_ACTIONS), np.nan, dtype=np.float32)
     values[rows, actions] = scores
     return values

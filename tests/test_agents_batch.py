@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from wizard_env.agents import Agent, RandomAgent, RuleAgent
-from wizard_env.agents.base import check_batch
+from wizard_env.actions import IllegalActionError
+from wizard_env.agents.base import as_actions, check_batch
 from wizard_env.agents.rule_agent import SAMPLED, decide
 from wizard_env.agents.rule_bid import ONE_CARD_SAMPLES, one_card_chance
 from wizard_env.agents.rule_view import LAYOUT, TABLES, players, read_view
@@ -160,3 +161,38 @@ def test_an_agent_written_for_one_observation_gets_a_row_by_row_batch(decisions)
 def test_an_agent_class_without_act_batch_or_act_is_rejected():
     with pytest.raises(TypeError, match="must implement act_batch"):
         type("Nothing", (Agent,), {})
+
+
+
+class FloatRows(Agent):
+    """Answers each observation with a float; the base class's ``act_batch`` gathers them."""
+
+    name = "floats"
+
+    def act(self, observation, action_mask):
+        """The first legal action, plus a half."""
+        return float(np.argmax(action_mask)) + 0.5
+
+
+class FloatBatch(Agent):
+    """Answers a batch with floats; the base class's ``act`` takes the first."""
+
+    name = "floats"
+
+    def act_batch(self, observations, action_masks):
+        """The first legal action of each row, plus a half."""
+        return np.argmax(action_masks, axis=1) + 0.5
+
+
+@pytest.mark.parametrize("agent", [FloatRows(), FloatBatch()], ids=["act", "act_batch"])
+def test_an_agent_returning_non_integer_actions_is_named_not_truncated(agent):
+    masks = np.zeros((2, NUM_ACTIONS), dtype=np.int8)
+    masks[:, 3] = 1
+    with pytest.raises(IllegalActionError, match="agent 'floats' returned float64 actions"):
+        if isinstance(agent, FloatRows):
+            agent.act_batch(np.zeros((2, OBS_SIZE), dtype=np.float32), masks)
+        else:
+            agent.act(np.zeros(OBS_SIZE, dtype=np.float32), masks[0])
+    assert as_actions([3, 4], 2, "x").dtype == np.int64 and as_actions(np.zeros(0, np.int8), 0, "x").shape == (0,)
+    with pytest.raises(IllegalActionError, match=r"x returned int64 actions of shape \(1,\), not 2 integer"):
+        as_actions([3], 2, "x")

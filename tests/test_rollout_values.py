@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from wizard_env.agents import RuleAgent
-from wizard_env.actions import Phase
+from wizard_env.agents import Agent, RuleAgent
+from wizard_env.actions import IllegalActionError, Phase
 from wizard_env.batch import WizardBatch
 from wizard_env.rules import Rules
 from wizard_env.training.rollout_values import collect_values, rollout_values
@@ -37,6 +38,24 @@ def test_each_legal_action_gets_the_round_score_of_playing_it_then_the_rollout_p
             while not sim.round_over[0]:
                 sim.step(rule.act_batch(sim.observe(), sim.legal_masks()))
             assert values[row, action] == sim.round_scores[0, seats[row]]
+
+
+class FirstAction(Agent):
+    """Always action 0 (bid 0), which is never legal in card play."""
+
+    name = "first"
+
+    def act_batch(self, observations, action_masks):
+        """Zero for every row."""
+        return np.zeros(len(action_masks), dtype=np.int64)
+
+
+def test_a_rollout_agent_playing_an_illegal_action_is_named_and_the_games_are_unchanged():
+    batch = mid_round(seed=6)
+    before = {name: getattr(batch, name).copy() for name in ("hands", "played", "trick", "tricks_won", "current", "phase")}
+    with pytest.raises(IllegalActionError, match=r"rollout agent 'first': game \d+, seat \d+: action 0 \(bid 0\) is not legal"):
+        rollout_values(batch, np.arange(3), FirstAction())
+    assert all((getattr(batch, name) == value).all() for name, value in before.items())
 
 
 def test_rollouts_leave_the_games_unchanged():

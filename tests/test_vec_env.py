@@ -517,3 +517,4 @@ def test_seeds_at_the_int64_limit():
     WizardVecEnv(2, seed=2**63 - 1, **SHORT).reset()
     with pytest.raises(ValueError, match=r"seed must be an integer from 0 to 2\*\*63 - 1"):
         WizardVecEnv(2, seed=2**63, **SHORT)
+

@@ -96,6 +96,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from wizard_env.agents import Agent, make_agent
+from wizard_env.agents.base import as_actions
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.agents.registry import parse_spec
 
@@ -384,11 +385,9 @@ class WizardVecEnv(VecEnv):
             rows = np.flatnonzero(who == a) if agents.size > 1 else slice(None)
             mine = games[rows]
             observations = batch.observe(mine, out=self._buffer[:len(mine)])
-            chosen = np.asarray(self._agent(a).act_batch(observations, masks[rows]))
-            if chosen.shape != mine.shape or (chosen.dtype.kind not in "iu" and chosen.size):
-                raise IllegalActionError(f"{self._role(a)} {self._agent(a).name!r} returned {chosen.dtype} actions of "
-                                         f"shape {chosen.shape}, not {len(mine)} integer action ids")
-            actions[rows] = chosen
+            agent = self._agent(a)
+            chosen = agent.act_batch(observations, masks[rows])
+            actions[rows] = as_actions(chosen, len(mine), f"{self._role(a)} {agent.name!r}")
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = in_range & (masks[np.arange(k), np.where(in_range, actions, 0)] != 0)
         if not legal.all():
