@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from wizard_env.actions import IllegalActionError
 from wizard_env.agents.base import Agent
 from wizard_env.agents.registry import make_agent
 from helpers import oracle_score
@@ -124,6 +125,24 @@ def test_play_games_in_batches_matches_the_single_game_engine(batch_size):
 def test_play_games_rejects_a_table_of_the_wrong_size():
     with pytest.raises(ValueError, match="4 players need 4 agents, got 3"):
         play_games(Rules.make(4, [1]), [[FixedBidAgent(0)] * 3], [0])
+
+
+class Spoilt(Agent):
+    """Bids 0 (action 0) at every decision, so its first card is illegal; or answers with floats."""
+
+    def __init__(self, floats: bool):
+        self.name, self.floats = "spoilt", floats
+
+    def act_batch(self, observations, action_masks):
+        """Action 0 for every row, or the first legal action plus a half."""
+        return np.argmax(action_masks, axis=1) + 0.5 if self.floats else np.zeros(len(action_masks), dtype=np.int64)
+
+
+@pytest.mark.parametrize("floats, why", [(False, r"game \d+, seat \d+: action 0 \(bid 0\) is not legal"), (True, "returned float64 actions")])
+def test_play_games_names_the_agent_of_a_malformed_or_illegal_action(floats, why):
+    rule = make_agent("rule", 0)
+    with pytest.raises(IllegalActionError, match=f"agent 'spoilt'.*{why}"):
+        play_games(Rules.make(4, [2, 3]), [[rule, Spoilt(floats), rule, rule]] * 2, [0, 1])
 
 
 # -- statistics --------------------------------------------------------------------------------
