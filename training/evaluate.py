@@ -25,7 +25,7 @@ import numpy as np
 from wizard_env.agents.base import Agent, as_actions
 from wizard_env.agents.registry import AGENT_NAMES, make_agent
 from wizard_env import options
-from wizard_env.actions import NUM_ACTIONS, IllegalActionError, Phase
+from wizard_env.actions import IllegalActionError, Phase, chosen_legal
 from wizard_env.batch import WizardBatch
 from wizard_env.extras import MissingExtra, install_command, require_extra  # noqa: F401 (MissingExtra re-exported for eval_report and rllib_train)
 from wizard_env.rules import Rules
@@ -131,9 +131,8 @@ def _play_batch(rules: Rules, tables: Sequence[Sequence[Agent]], seeds: Sequence
         try:
             batch.step(actions, live)
         except IllegalActionError as error:  # the step changed nothing: name the agent of the first illegal action
-            masks = batch.legal_masks(live)
-            legal = (actions >= 0) & (actions < NUM_ACTIONS) & (masks[np.arange(live.size), actions % NUM_ACTIONS] != 0)
-            raise IllegalActionError(f"agent {distinct[who[np.argmin(legal)]].name!r}: {error}") from None
+            first = np.argmin(chosen_legal(batch.legal_masks(live), actions))
+            raise IllegalActionError(f"agent {distinct[who[first]].name!r}: {error}") from None
         ended = np.flatnonzero(batch.round_over)
         rows, rnd = offset + ended, rounds_done[ended]
         records.bids[rows, rnd], records.tricks[rows, rnd] = batch.round_bids[ended], batch.round_tricks[ended]

@@ -54,6 +54,12 @@ def action_name(action: int) -> str:
     raise ValueError(f"not an action id: {action} (expected 0..{NUM_ACTIONS - 1})")
 
 
+def chosen_legal(masks: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """bool [k]: whether ``actions[i]`` is legal in mask row i (False for an id out of range)."""
+    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+    return in_range & (masks[np.arange(len(actions)), np.where(in_range, actions, 0)] != 0)
+
+
 def legal_listing(mask: np.ndarray) -> str:
     """The legal actions of a mask, for error messages: ``3 (bid 3), 4 (bid 4)``."""
     return ", ".join(f"{a} ({action_name(a)})" for a in np.flatnonzero(mask).tolist())

@@ -100,7 +100,7 @@ from wizard_env.agents.base import as_actions
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.agents.registry import parse_spec
 
-from .actions import NUM_ACTIONS, IllegalActionError, Phase
+from .actions import NUM_ACTIONS, IllegalActionError, Phase, chosen_legal
 from .batch import MAX_GAME_SEED, SEED_LIMIT, WizardBatch, check_seed
 from .observation import OBS_SIZE, observation_bounds
 from .rules import Rules
@@ -388,8 +388,7 @@ class WizardVecEnv(VecEnv):
             agent = self._agent(a)
             chosen = agent.act_batch(observations, masks[rows])
             actions[rows] = as_actions(chosen, len(mine), f"{self._role(a)} {agent.name!r}")
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = in_range & (masks[np.arange(k), np.where(in_range, actions, 0)] != 0)
+        legal = chosen_legal(masks, actions)
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
             raise IllegalActionError(
