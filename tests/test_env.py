@@ -582,3 +582,35 @@ def test_a_bad_reset_seed_leaves_the_seed_stream_alone(seed):
         env.reset(seed=seed)
     env.reset(), twin.reset()
     assert env.infos["player_0"]["seed"] == twin.infos["player_0"]["seed"]
+
+
+# -- the order-enforcing wrapper that env() returns --------------------------------------------------
+
+
+def play_through(env, seed: int) -> list:
+    """Every last() of one game played by first legal actions, with the terminal steps."""
+    seen = []
+    env.reset(seed=seed)
+    for _ in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        seen.append((env.agent_selection, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward,
+                     terminated, truncated, repr(info)))
+        env.step(None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
+    return seen
+
+
+@pytest.mark.parametrize("n, variant", [(3, {}), (5, {"bidding": "secret", "rounds": 4}), (4, {"foresight": True, "rounds": [1, 2]})])
+def test_env_plays_as_under_pettingzoos_own_order_enforcing_wrapper(n, variant):
+    from pettingzoo.utils import wrappers
+
+    ours = wizard_env.env(num_players=n, **variant)
+    theirs = wrappers.OrderEnforcingWrapper(env_module.raw_env(num_players=n, **variant))
+    assert isinstance(ours, wrappers.OrderEnforcingWrapper) and str(ours) == str(theirs) == "wizard_v1"
+    for env in (ours, theirs):  # before reset, the base class's checks
+        with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+            env.last()
+        with pytest.raises(AssertionError, match="reset"):
+            env.step(0)
+    assert play_through(ours, 7) == play_through(theirs, 7)
+    with pytest.raises(RuntimeError, match="the game is over"):  # PettingZoo's own wrapper: KeyError 'player_0'
+        ours.last()

@@ -348,8 +348,32 @@ class raw_env(AECEnv):
         """Nothing to release."""
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order-enforcing wrapper, with ``last()`` and ``step()`` handed to the env itself once reset.
+
+    The base class runs ``AECEnv.last`` on the wrapper, so its six attribute reads each pass through two
+    levels of ``__getattr__``: a quarter of an AEC decision. Before reset, and for a step after the game
+    ended, the base class's checks and messages apply unchanged.
+    """
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self._has_reset:
+            return super().last(observe)
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset or not self.env.agents:
+            super().step(action)
+            return
+        self._has_updated = True
+        self.env.step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)  # as the base class prints itself
+
+
 def env(**kwargs) -> AECEnv:
-    """The Wizard AEC environment wrapped in PettingZoo's order-enforcing wrapper."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    """The Wizard AEC environment wrapped in PettingZoo's order-enforcing wrapper (``OrderEnforcing``)."""
+    return OrderEnforcing(raw_env(**kwargs))
 
 
