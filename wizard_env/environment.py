@@ -357,11 +357,13 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """
 
     def last(self, observe: bool = True) -> tuple:
+        """The env's ``last()`` (before reset: the base class's error)."""
         if not self._has_reset:
             return super().last(observe)
         return self.env.last(observe)
 
     def step(self, action: Any) -> None:
+        """The env's ``step()`` (before reset, or once every agent is done: the base class's error or warning)."""
         if not self._has_reset or not self.env.agents:
             super().step(action)
             return
