@@ -172,3 +172,14 @@ def test_with_numbas_compiler_off_the_engine_refuses_with_an_error_naming_the_se
     assert err.startswith("wizard: error: NUMBA_DISABLE_JIT is set") and err.count("\n") == 1
     monkeypatch.undo()
     assert WizardBatch(Rules.make(4), 2, seed=0).legal_masks().any()
+
+
+def test_the_cli_says_once_that_a_first_run_compiles_and_not_when_cached(tmp_path):
+    from wizard_env.cli import COMPILE_NOTICE
+
+    command = [sys.executable, "-m", "wizard_env", "eval", "--players", "3", "--agents", "random,random,random", "--games", "1"]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # an empty cache: everything compiles
+    first, cached = (subprocess.run(command, env=env, capture_output=True, text=True, timeout=300) for _ in range(2))
+    assert first.returncode == cached.returncode == 0, first.stderr + cached.stderr
+    assert first.stderr.count(COMPILE_NOTICE) == 1 and COMPILE_NOTICE not in cached.stderr
+    assert first.stdout == cached.stdout and "random" in first.stdout

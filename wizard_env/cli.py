@@ -26,6 +26,7 @@ import threading
 from typing import Iterator, Sequence
 
 import numpy as np
+from numba.core import event as numba_event
 from tqdm import tqdm
 
 from wizard_env.agents.registry import AGENT_NAMES, make_agent, parse_spec
@@ -467,6 +468,31 @@ def _raise_terminated(signum: int, frame: object) -> None:
     raise Terminated
 
 
+#: What ``wizard`` says once when numba starts compiling this package's code (the first run on a machine).
+COMPILE_NOTICE = "wizard: compiling the engine and agents for this machine, once (up to half a minute) ..."
+
+
+class _CompileNotice(numba_event.Listener):
+    """Prints ``COMPILE_NOTICE`` on stderr at the first compile of one of this package's functions.
+
+    numba compiles on a function's first call unless its on-disk cache holds it, and says nothing meanwhile;
+    a first ``wizard eval`` with RuleAgents would otherwise sit silent for 20-30 s.
+    """
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def on_start(self, event: numba_event.Event) -> None:
+        dispatcher = (event.data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
+        if not self.said and module.split(".")[0] == __name__.split(".")[0]:
+            self.said = True
+            print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+    def on_end(self, event: numba_event.Event) -> None:
+        pass
+
+
 @contextlib.contextmanager
 def _sigterm_raises() -> Iterator[None]:
     """While inside, SIGTERM raises Terminated in the main thread (elsewhere signals cannot be handled)."""
@@ -487,7 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # one BLAS thread: the agents' matmuls are small, and two threads on a busy machine ran them 6x slower
     threadpool_limits(1, user_api="blas")
     try:
-        with _sigterm_raises():
+        with _sigterm_raises(), numba_event.install_listener("numba:compile", _CompileNotice()):
             args = build_parser().parse_args(argv)
             return args.run(args)
     except (UsageError, CompilerDisabledError) as err:
