@@ -174,12 +174,36 @@ def test_with_numbas_compiler_off_the_engine_refuses_with_an_error_naming_the_se
     assert WizardBatch(Rules.make(4), 2, seed=0).legal_masks().any()
 
 
-def test_the_cli_says_once_that_a_first_run_compiles_and_not_when_cached(tmp_path):
+def run_with_terminal_stderr(command: list[str], env: dict) -> tuple[subprocess.CompletedProcess, str]:
+    """Run ``command`` with stderr on a pseudo-terminal (as in an interactive shell); its result and stderr."""
+    reader, writer = os.openpty()
+    try:
+        run = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=writer, text=True, timeout=300)
+        os.close(writer)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(reader, 65536)
+            except OSError:  # EIO: the terminal's other end is closed and everything was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(reader)
+    return run, b"".join(chunks).decode(errors="replace")
+
+
+def test_the_cli_says_once_on_a_terminal_that_a_first_run_compiles_and_nothing_else(tmp_path):
     from wizard_env.cli import COMPILE_NOTICE
 
     command = [sys.executable, "-m", "wizard_env", "eval", "--players", "3", "--agents", "random,random,random", "--games", "1"]
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # an empty cache: everything compiles
-    first, cached = (subprocess.run(command, env=env, capture_output=True, text=True, timeout=300) for _ in range(2))
-    assert first.returncode == cached.returncode == 0, first.stderr + cached.stderr
-    assert first.stderr.count(COMPILE_NOTICE) == 1 and COMPILE_NOTICE not in cached.stderr
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "terminal")}  # an empty cache: everything compiles
+    first, first_err = run_with_terminal_stderr(command, env)
+    cached, cached_err = run_with_terminal_stderr(command, env)
+    assert first.returncode == cached.returncode == 0, first_err + cached_err
+    assert first_err.count(COMPILE_NOTICE) == 1 and COMPILE_NOTICE not in cached_err
     assert first.stdout == cached.stdout and "random" in first.stdout
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "piped")  # compiling again, with stderr not a terminal: no notice
+    piped = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout == first.stdout

@@ -473,7 +473,8 @@ COMPILE_NOTICE = "wizard: compiling the engine and agents for this machine, once
 
 
 class _CompileNotice(numba_event.Listener):
-    """Prints ``COMPILE_NOTICE`` on stderr at the first compile of one of this package's functions.
+    """Prints ``COMPILE_NOTICE`` on stderr at the first compile of one of this package's functions, when stderr
+    is a terminal (as the progress bars: scripts and logs get the output alone).
 
     numba compiles on a function's first call unless its on-disk cache holds it, and says nothing meanwhile;
     a first ``wizard eval`` with RuleAgents would otherwise sit silent for 20-30 s.
@@ -487,7 +488,8 @@ class _CompileNotice(numba_event.Listener):
         module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
         if not self.said and module.split(".")[0] == __name__.split(".")[0]:
             self.said = True
-            print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+            if sys.stderr.isatty():
+                print(COMPILE_NOTICE, file=sys.stderr, flush=True)
 
     def on_end(self, event: numba_event.Event) -> None:
         pass
