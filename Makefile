@@ -42,7 +42,7 @@ demo: install
 # mypy checks the package as it is installed (agents/ and training/ inside wizard_env) through a tree of links.
 typecheck: install-dev
 	rm -rf build/typecheck && mkdir -p build/typecheck/wizard_env
-	ln -s $(CURDIR)/wizard_env/*.py $(CURDIR)/wizard_env/py.typed $(CURDIR)/wizard_env/web $(CURDIR)/agents $(CURDIR)/training build/typecheck/wizard_env/
+	ln -s $(CURDIR)/wizard_env/* $(CURDIR)/agents $(CURDIR)/training build/typecheck/wizard_env/
 	cd build/typecheck && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml -p wizard_env
 
 test: install-dev typecheck install-rllib

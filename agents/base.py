@@ -6,9 +6,9 @@ from abc import ABC
 
 import numpy as np
 
-from wizard_env.actions import IllegalActionError
-from wizard_env.game import NUM_ACTIONS
-from wizard_env.observation import OBS_SIZE
+from wizard_env.engine.actions import IllegalActionError
+from wizard_env.engine.game import NUM_ACTIONS
+from wizard_env.engine.observation import OBS_SIZE
 
 
 def check_masks(action_masks: np.ndarray) -> np.ndarray:
@@ -75,7 +75,7 @@ class Agent(ABC):
     def act_games(self, batch, games: np.ndarray) -> np.ndarray:
         """Actions for games ``games`` of a ``WizardBatch``, each for its acting seat: ``act_batch`` on their
         observations and masks. A search agent (``pimc``) overrides it to read the games themselves, through
-        ``wizard_env.determinize``; whoever plays agents on a batch calls this, so both kinds fit."""
+        ``wizard_env.engine.determinize``; whoever plays agents on a batch calls this, so both kinds fit."""
         return self.act_batch(batch.observe(games), batch.legal_masks(games))
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

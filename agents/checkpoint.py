@@ -18,9 +18,9 @@ from typing import Mapping
 
 import numpy as np
 
-from wizard_env.batch import short_repr
-from wizard_env.game import NUM_ACTIONS
-from wizard_env.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_env.util.checks import short_repr
+from wizard_env.engine.game import NUM_ACTIONS
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 #: The most bytes one member may declare (a 4096-wide layer on the observation is about 27 MB).
 MAX_MEMBER_BYTES = 256 * 2**20

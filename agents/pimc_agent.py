@@ -1,7 +1,7 @@
 """PIMCAgent: Perfect Information Monte Carlo search on determinized copies of the game.
 
 At each decision with more than one legal action, the agent draws ``samples`` determinizations of
-what the acting seat sees (``wizard_env.determinize``: hidden hands, the stack and hidden bids
+what the acting seat sees (``wizard_env.engine.determinize``: hidden hands, the stack and hidden bids
 redrawn, never the real ones), copies each once per legal action, applies the action, and plays the
 round out on the batched engine with every seat played by the rollout policy (RuleAgent, or the
 shipped PPO agent), all copies of all games in lockstep, one ``act_batch`` call per move. It then
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from wizard_env.actions import NUM_ACTIONS
-from wizard_env.batch import WizardBatch
-from wizard_env.determinize import determinize
+from wizard_env.engine.actions import NUM_ACTIONS
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.determinize import determinize
 
 from .base import Agent
 from .ppo_agent import PRETRAINED, PPOAgent

@@ -34,12 +34,12 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from wizard_env.actions import Phase
-from wizard_env.batch import short_repr
-from wizard_env.files import write_atomic
-from wizard_env.game import NUM_ACTIONS
-from wizard_env.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
-from wizard_env.rules import MIN_PLAYERS
+from wizard_env.engine.actions import Phase
+from wizard_env.util.checks import short_repr
+from wizard_env.util.files import write_atomic
+from wizard_env.engine.game import NUM_ACTIONS
+from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
+from wizard_env.engine.rules import MIN_PLAYERS
 
 from .base import Agent, check_batch
 from .checkpoint import check_checkpoint, read_archive, trained_players

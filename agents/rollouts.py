@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from wizard_env.actions import NUM_ACTIONS, IllegalActionError
-from wizard_env.batch import WizardBatch
+from wizard_env.engine.actions import NUM_ACTIONS, IllegalActionError
+from wizard_env.engine.batch import WizardBatch
 
 from .base import Agent
 

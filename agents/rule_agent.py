@@ -9,7 +9,7 @@ of the bid, duck once it is met). The random draws of the sampled deals come fro
 seeded generator, and the bids from expected tricks use numpy's exp and power, in Python between
 the compiled steps (``rule_bid.hand_chances``).
 
-The kernels are cached on disk (``cache=True``); ``wizard_env.compile_cache`` recompiles ``decide``
+The kernels are cached on disk (``cache=True``); ``wizard_env.engine.compile_cache`` recompiles ``decide``
 when ``rule_view``, ``rule_bid``, ``rule_play`` or another project module it reads has changed.
 """
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from wizard_env.cards import WIZARD
-from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase
-from wizard_env.rules import MAX_PLAYERS
+from wizard_env.engine.cards import WIZARD
+from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase
+from wizard_env.engine.rules import MAX_PLAYERS
 
 from .base import Agent, check_batch
 from .rule_bid import (ONE_CARD_SAMPLES, best_bid, choose_trump, foresight_chance, hand_chances, hand_trick_chances,

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from wizard_env.cards import COPIES_OF_SPECIAL, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, NUM_SUITS, WIZARD
-from wizard_env.rules import MAX_HAND_SIZE, round_score
+from wizard_env.engine.cards import COPIES_OF_SPECIAL, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, NUM_SUITS, WIZARD
+from wizard_env.engine.rules import MAX_HAND_SIZE, round_score
 
 from .rule_view import SUIT_OF, View, above_in_suit, pairwise_sum, read_view, trick_winner
 

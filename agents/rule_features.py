@@ -18,9 +18,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from wizard_env.cards import NUM_CARD_TYPES, WIZARD
-from wizard_env.game import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, Phase
-from wizard_env.rules import MAX_HAND_SIZE
+from wizard_env.engine.cards import NUM_CARD_TYPES, WIZARD
+from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, Phase
+from wizard_env.engine.rules import MAX_HAND_SIZE
 
 from .base import check_batch
 from .rule_bid import expected_score, foresight_chance, hand_chances, hand_trick_chances, one_card_row, trick_distribution

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from wizard_env.cards import JESTER, NO_CARD, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, WIZARD
+from wizard_env.engine.cards import JESTER, NO_CARD, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, WIZARD
 
 from .rule_view import RANK_OF, SUIT_OF, View, card_key, led_suit
 

@@ -2,7 +2,7 @@
 
 Everything here is compiled with numba and works on one decision (one row) at a time; the
 kernels that loop over rows live beside this file. ``read_view`` decodes an observation
-(``wizard_env.observation`` layout) into a ``View``. The odds of drawing cards are looked up in
+(``wizard_env.engine.observation`` layout) into a ``View``. The odds of drawing cards are looked up in
 tables built once from exact binomial coefficients, so they equal, bit for bit, the ratio of the
 exact integer counts; the tables travel as arguments (``TABLES``), not as compiled constants.
 """
@@ -15,7 +15,7 @@ from math import comb
 import numba
 import numpy as np
 
-from wizard_env.cards import (
+from wizard_env.engine.cards import (
     CARD_RANK,
     CARD_SUIT,
     DECK_COUNTS,
@@ -29,8 +29,8 @@ from wizard_env.cards import (
     NUM_SUITS,
     WIZARD,
 )
-from wizard_env.observation import FIELDS, SLICES
-from wizard_env.rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
+from wizard_env.engine.observation import FIELDS, SLICES
+from wizard_env.engine.rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 
 #: The fields RuleAgent reads, in the order of LAYOUT; each index below names one.
 _READ = ("num_players", "phase", "hand_size", "dealer", "hand", "trump_card", "trump", "bid_known",

@@ -1,1 +1,1 @@
-"""Benchmark scripts, run from a clone (not installed); `wizard bench` runs `wizard_env.bench`."""
+"""Benchmark scripts, run from a clone (not installed); `wizard bench` runs `wizard_env.tools.bench`."""

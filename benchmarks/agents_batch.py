@@ -19,11 +19,11 @@ import argparse
 
 import numpy as np
 
-from wizard_env.bench import Stopwatch
+from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.agents import Agent, RandomAgent, RuleAgent
-from wizard_env.game import WizardGame
-from wizard_env.observation import observe
-from wizard_env.rules import Rules
+from wizard_env.engine.game import WizardGame
+from wizard_env.engine.observation import observe
+from wizard_env.engine.rules import Rules
 
 try:
     from benchmarks.rule_reference import reference_rule_agent

@@ -28,10 +28,11 @@ from typing import Callable
 
 import numpy as np
 
-from wizard_env.batch import WizardBatch
-from wizard_env.bench import batch_loop, openspiel_loop, rates_in_turn
-from wizard_env.observation import OBS_SIZE
-from wizard_env.rules import Rules
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.tools.bench import batch_loop, openspiel_loop
+from wizard_env.util.stopwatch import rates_in_turn
+from wizard_env.engine.observation import OBS_SIZE
+from wizard_env.engine.rules import Rules
 
 
 def argmax_loop(num_players: int, size: int, seed: int) -> Callable[[], int]:

@@ -32,11 +32,12 @@ from typing import Callable
 
 import numpy as np
 
-from wizard_env import kernels
-from wizard_env.batch import WizardBatch
-from wizard_env.bench import batch_loop, rates_in_turn
-from wizard_env.observation import OBS_SIZE
-from wizard_env.rules import Rules
+from wizard_env.engine import kernels
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.tools.bench import batch_loop
+from wizard_env.util.stopwatch import rates_in_turn
+from wizard_env.engine.observation import OBS_SIZE
+from wizard_env.engine.rules import Rules
 
 _ROOT = Path(__file__).resolve().parent.parent
 

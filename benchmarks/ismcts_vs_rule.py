@@ -29,10 +29,10 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 from scipy import stats
 
-import wizard_env.openspiel_game  # noqa: F401  registers python_wizard
+import wizard_env.integrations.openspiel_game  # noqa: F401  registers python_wizard
 from wizard_env import NUM_ACTIONS
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.bench import Stopwatch
+from wizard_env.util.stopwatch import Stopwatch
 
 PLAYERS = 4
 

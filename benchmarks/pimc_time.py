@@ -16,10 +16,10 @@ import argparse
 
 import numpy as np
 
-from wizard_env.bench import Stopwatch
+from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.agents.pimc_agent import PIMCAgent
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.rules import Rules
+from wizard_env.engine.rules import Rules
 from wizard_env.training.evaluate import play_games
 
 

@@ -25,8 +25,8 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from wizard_env.bench import Stopwatch  # noqa: E402
-from wizard_env.rules import Rules  # noqa: E402
+from wizard_env.util.stopwatch import Stopwatch  # noqa: E402
+from wizard_env.engine.rules import Rules  # noqa: E402
 from wizard_env.training.rllib_cluster import start_ray  # noqa: E402
 from wizard_env.training.rllib_train import RLlibConfig, RLlibTrainer  # noqa: E402
 

@@ -21,14 +21,14 @@ import sys
 
 import numpy as np
 
-from wizard_env.bench import Stopwatch
+from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.agents import RuleAgent
 from wizard_env.agents.rule_agent import ESTIMATED, SAMPLED, decide
 from wizard_env.agents.rule_view import LAYOUT, TABLES, read_view
-from wizard_env.game import Phase
-from wizard_env.game import WizardGame
-from wizard_env.observation import observe
-from wizard_env.rules import Rules
+from wizard_env.engine.game import Phase
+from wizard_env.engine.game import WizardGame
+from wizard_env.engine.observation import observe
+from wizard_env.engine.rules import Rules
 
 try:
     from benchmarks.rule_reference import reference_rule_agent

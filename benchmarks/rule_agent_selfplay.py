@@ -19,10 +19,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from wizard_env.bench import Stopwatch
+from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.agents import Agent, RandomAgent, RuleAgent
-from wizard_env.rules import Rules
-from wizard_env.simulate import GameResult, mean_ci, play_game, summarise
+from wizard_env.engine.rules import Rules
+from wizard_env.engine.simulate import GameResult, mean_ci, play_game, summarise
 
 
 def interval(values: np.ndarray) -> str:

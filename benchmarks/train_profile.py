@@ -27,7 +27,7 @@ import tempfile
 #: Part of a training step -> (file suffix, function) whose cumulative time measures it.
 PARTS = {
     "rollout (all of collecting experience)": ("ppo_mask.py", "collect_rollouts"),
-    "  opponents' and delegated moves": ("vec_env.py", "_play_opponents"),
+    "  opponents' and delegated moves": ("opponent_pool.py", "_play_opponents"),
     "  RuleAgent deciding (all its act_batch calls)": ("rule_agent.py", "act_batch"),
     "  RuleAgent's advice for the learner": ("advice.py", "_advise"),
     "  learner's moves in the engine": ("batch.py", "step"),
@@ -58,7 +58,7 @@ def print_parts(profiler: cProfile.Profile, parts: dict[str, tuple[str, str]], w
 
 def profiled(run) -> tuple[cProfile.Profile, float]:
     """``run()`` under cProfile: the profile and its wall time in seconds."""
-    from wizard_env.bench import Stopwatch
+    from wizard_env.util.stopwatch import Stopwatch
 
     profiler = cProfile.Profile()
     with Stopwatch() as watch:
@@ -71,7 +71,7 @@ def profiled(run) -> tuple[cProfile.Profile, float]:
 def profile_values(args: argparse.Namespace) -> None:
     """Profile one data chunk of ``wizard train-values`` (RuleAgent playing and rolling out)."""
     from wizard_env.agents.ppo_agent import LEARNED_PHASES
-    from wizard_env.rules import Rules
+    from wizard_env.engine.rules import Rules
     from wizard_env.training.rollout_values import collect_values
 
     rules, phases = Rules.make(4), LEARNED_PHASES[args.learn]
@@ -88,8 +88,9 @@ def main(argv: list[str] | None = None) -> None:
     """Profile a short run and print the table."""
     import torch
 
-    from wizard_env.training.train import TrainConfig, Trainer, parse_mix
-    from wizard_env.rules import Rules
+    from wizard_env.cli.common import parse_mix
+    from wizard_env.training.train import TrainConfig, Trainer
+    from wizard_env.engine.rules import Rules
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=60_000)

@@ -26,7 +26,9 @@ import time
 import numpy as np
 from sb3_contrib.common.maskable.utils import get_action_masks
 
-from wizard_env.bench import Stopwatch, batched, dummy, random_legal, steps_per_second  # the figures `wizard bench` prints
+from wizard_env.tools.bench import batched, dummy, random_legal, steps_per_second  # the figures `wizard bench` prints
+
+from wizard_env.util.stopwatch import Stopwatch
 
 
 def opponents_share(num_envs: int, args: argparse.Namespace) -> tuple[float, float]:

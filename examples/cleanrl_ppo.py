@@ -22,7 +22,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 from wizard_env import NUM_ACTIONS, OBS_SIZE
-from wizard_env.vec_env import WizardVecEnv
+from wizard_env.envs.vec_env import WizardVecEnv
 
 
 @dataclass

@@ -4,7 +4,7 @@
     python examples/rllib_ppo.py --iterations 50 --rounds 5
 
 Needs the rllib extra, in a venv of its own (RLlib pins its gymnasium): ``make install-rllib``, then
-``.venv-rllib/bin/python examples/rllib_ppo.py``. ``wizard_env.rllib.WizardMultiAgentEnv`` is the
+``.venv-rllib/bin/python examples/rllib_ppo.py``. ``wizard_env.integrations.rllib.WizardMultiAgentEnv`` is the
 PettingZoo env as an RLlib ``MultiAgentEnv``: observations ``{"observations", "action_mask"}`` as RLlib's
 ``ActionMaskingTorchRLModule`` reads them, each seat's reward since its last turn. ``wizard train
 --backend rllib`` is the same setup with checkpoints, a cluster and export (docs/scaling.md).
@@ -23,7 +23,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from wizard_env.rllib import WizardMultiAgentEnv
+from wizard_env.integrations.rllib import WizardMultiAgentEnv
 from wizard_env.training.rllib_train import count_illegal_actions
 
 

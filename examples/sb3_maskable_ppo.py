@@ -18,7 +18,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from wizard_env.vec_env import WizardVecEnv
+from wizard_env.envs.vec_env import WizardVecEnv
 
 
 @dataclass

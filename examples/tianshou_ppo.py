@@ -5,7 +5,7 @@
 
 Tianshou's ``PettingZooEnv`` gives each step as ``{"agent_id", "obs", "mask"}`` with the acting seat's
 legal actions; the actor below puts the mask on its logits. The one PPO is every seat's algorithm in
-``wizard_env.tianshou_marl.TurnBasedOnPolicyAlgorithm``, Tianshou's ``MultiAgentOnPolicyAlgorithm`` with
+``wizard_env.integrations.tianshou_marl.TurnBasedOnPolicyAlgorithm``, Tianshou's ``MultiAgentOnPolicyAlgorithm`` with
 each seat's transitions regrouped into its own turns (rewards since its turn, its own next observation),
 so that a seat learns from every round score of its own (see docs/adapters.md).
 """
@@ -29,7 +29,7 @@ from tianshou.utils.torch_utils import policy_within_training_step
 from torch import nn
 
 from wizard_env import NUM_ACTIONS, OBS_SIZE, wizard_v1
-from wizard_env.tianshou_marl import TurnBasedOnPolicyAlgorithm
+from wizard_env.integrations.tianshou_marl import TurnBasedOnPolicyAlgorithm
 
 
 @dataclass

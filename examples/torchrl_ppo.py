@@ -7,7 +7,7 @@ TorchRL's ``PettingZooWrapper(use_mask=True)`` steps the AEC env as it is: all s
 ``"agents"``, ``("agents", "mask")`` marks the seat to act, ``("agents", "action_mask")`` its legal
 actions (all True for the seats not acting, whose sampled actions are ignored). The wrapper records at
 every step every seat's reward of that step, so a round's scores appear on the step of whoever played its
-last card; ``wizard_env.adapters.turn_transitions`` credits each seat's rewards to its own turns (what
+last card; ``wizard_env.integrations.adapters.turn_transitions`` credits each seat's rewards to its own turns (what
 PettingZoo's ``last()`` pays at the seat's next turn) before the returns are computed. See docs/adapters.md.
 """
 
@@ -27,7 +27,7 @@ from torchrl.envs.utils import MarlGroupMapType
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
 from wizard_env import NUM_ACTIONS, OBS_SIZE, wizard_v1
-from wizard_env.adapters import turn_returns, turn_transitions
+from wizard_env.integrations.adapters import turn_returns, turn_transitions
 
 GROUP = "agents"  # PettingZooWrapper's name for the one group of all seats
 OBS = (GROUP, "observation", "observation")

@@ -1,6 +1,6 @@
 """Shared test helpers: build positions by card name, an independent rules oracle, random play.
 
-The oracle functions restate RULES.md directly (on card names, with no code from ``wizard_env.rules``)
+The oracle functions restate RULES.md directly (on card names, with no code from ``wizard_env.engine.rules``)
 so the tests compare the engine against a second, separately written reading of the rules.
 """
 
@@ -14,8 +14,8 @@ import numpy as np
 
 from wizard_env.agents import Agent
 from wizard_env import CARD_OFFSET, Phase, Rules, WizardGame, observe, parse_card
-from wizard_env.cards import DECK, NO_CARD, NO_SUIT, NUM_CARD_TYPES, SUITS
-from wizard_env.game import deal
+from wizard_env.engine.cards import DECK, NO_CARD, NO_SUIT, NUM_CARD_TYPES, SUITS
+from wizard_env.engine.game import deal
 
 RANK_ORDER = "23456789TJQKA"
 WIZ, JES = "Wiz", "Jes"
@@ -218,8 +218,8 @@ def uninstalled(monkeypatch, package: str) -> None:
 
 def loaded_by_import_and_help(packages: Sequence[str]) -> list[str]:
     """Which of ``packages`` a fresh interpreter has loaded after ``import wizard_env`` and building the CLI."""
-    code = ("import sys, wizard_env, wizard_env.cli\n"
-            "wizard_env.cli.build_parser()\n"
+    code = ("import sys, wizard_env, wizard_env.cli.main\n"
+            "wizard_env.cli.main.build_parser()\n"
             f"print(','.join(sorted(m for m in {tuple(packages)!r} if m in sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

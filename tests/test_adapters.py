@@ -1,6 +1,6 @@
 """The other RL libraries on Wizard: each script of examples/ trains on a tiny budget (the weights change, no
 action falls outside its mask), and the adapters that credit each seat's rewards to its own turns
-(wizard_env.adapters, wizard_env.tianshou_marl) give each seat what PettingZoo's ``last()`` gives it."""
+(wizard_env.integrations.adapters, wizard_env.integrations.tianshou_marl) give each seat what PettingZoo's ``last()`` gives it."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import torch
 
 from helpers import uninstalled
 from wizard_env import wizard_v1
-from wizard_env.adapters import NO_NEXT_TURN, turn_returns, turn_transitions
+from wizard_env.integrations.adapters import NO_NEXT_TURN, turn_returns, turn_transitions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -198,6 +198,6 @@ def test_tianshou_updates_a_shared_policy_once_on_every_seats_turns():
 
 def test_the_tianshou_adapter_without_tianshou_names_the_adapters_extra(monkeypatch):
     uninstalled(monkeypatch, "tianshou")
-    monkeypatch.delitem(sys.modules, "wizard_env.tianshou_marl", raising=False)
+    monkeypatch.delitem(sys.modules, "wizard_env.integrations.tianshou_marl", raising=False)
     with pytest.raises(ImportError, match=r"needs tianshou, from the adapters extra: pip install -c constraints.txt -e '\.\[adapters\]'"):
-        importlib.import_module("wizard_env.tianshou_marl")
+        importlib.import_module("wizard_env.integrations.tianshou_marl")

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 
 from wizard_env.agents import Agent, RandomAgent, RuleAgent
-from wizard_env.actions import IllegalActionError
+from wizard_env.engine.actions import IllegalActionError
 from wizard_env.agents.base import as_actions, check_batch
 from wizard_env.agents.rule_agent import SAMPLED, decide
 from wizard_env.agents.rule_bid import ONE_CARD_SAMPLES, one_card_chance
 from wizard_env.agents.rule_view import LAYOUT, TABLES, players, read_view
-from wizard_env.cards import parse_card
-from wizard_env.game import NUM_ACTIONS, Phase, WizardGame
-from wizard_env.observation import OBS_SIZE, observe
-from wizard_env.rules import Rules, trick_winner
+from wizard_env.engine.cards import parse_card
+from wizard_env.engine.game import NUM_ACTIONS, Phase, WizardGame
+from wizard_env.engine.observation import OBS_SIZE, observe
+from wizard_env.engine.rules import Rules, trick_winner
 
 VARIANTS = [
     (3, {"rounds": 4}),

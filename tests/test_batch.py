@@ -11,13 +11,13 @@ import pytest
 
 import wizard_env
 from helpers import oracle_legal, oracle_score, oracle_winner
-from wizard_env import kernels
-from wizard_env.actions import BID_OFFSET, TRUMP_OFFSET
-from wizard_env.batch import WizardBatch, deal_hands, shuffle_game
-from wizard_env.cards import NO_SUIT, SUITS, WIZARD, card_name, hand_names
-from wizard_env.game import CARD_OFFSET, NUM_ACTIONS, IllegalActionError, Phase, WizardGame
-from wizard_env.replay import game_record, log_record
-from wizard_env.rules import Rules
+from wizard_env.engine import kernels
+from wizard_env.engine.actions import BID_OFFSET, TRUMP_OFFSET
+from wizard_env.engine.batch import WizardBatch, deal_hands, shuffle_game
+from wizard_env.engine.cards import NO_SUIT, SUITS, WIZARD, card_name, hand_names
+from wizard_env.engine.game import CARD_OFFSET, NUM_ACTIONS, IllegalActionError, Phase, WizardGame
+from wizard_env.engine.replay import game_record, log_record
+from wizard_env.engine.rules import Rules
 
 CONFIGS = [
     dict(num_players=3, rounds=4),

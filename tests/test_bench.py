@@ -7,8 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from wizard_env.bench import Picker, parse_sizes, rate, table
-from wizard_env.cli import main
+from wizard_env.cli.bench import parse_sizes
+from wizard_env.tools.bench import Picker, rate, table
+from wizard_env.cli.main import main
 
 
 def test_bench_measures_every_engine_and_writes_json(tmp_path, capsys):

@@ -14,12 +14,13 @@ from wizard_env.agents import make_agent
 from wizard_env.agents.random_agent import RandomAgent
 from wizard_env.agents.registry import AGENT_NAMES, parse_spec
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.cards import WIZARD, hand_names
-from wizard_env.cli import main, parse_rounds
-from wizard_env.game import WizardGame, deal, first_dealer
-from wizard_env.render import render_text
-from wizard_env.replay import read_replays
-from wizard_env.rules import Rules
+from wizard_env.engine.cards import WIZARD, hand_names
+from wizard_env.cli.main import main
+from wizard_env.engine.rules import parse_rounds
+from wizard_env.engine.game import WizardGame, deal, first_dealer
+from wizard_env.render.text import render_text
+from wizard_env.engine.replay import read_replays
+from wizard_env.engine.rules import Rules
 
 SMALL = ["--players", "3", "--rounds", "2", "--games", "3"]
 

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import wizard_env
-from wizard_env import compile_cache, kernels
+from wizard_env.engine import compile_cache, kernels
 from wizard_env.agents import rule_agent
 
 PACKAGE = Path(wizard_env.__file__).parent
-SCORE_OF_TWO_BID_TWO_TAKEN = "from wizard_env.kernels import round_score; print(round_score(2, 2))"
+SCORE_OF_TWO_BID_TWO_TAKEN = "from wizard_env.engine.kernels import round_score; print(round_score(2, 2))"
 
 
 def modules(path: str, module: str) -> set[str]:
@@ -21,13 +21,13 @@ def modules(path: str, module: str) -> set[str]:
 
 
 def test_the_stamps_cover_the_project_modules_each_compiled_file_reads():
-    engine = modules(kernels.__file__, "wizard_env.kernels")
-    assert {"wizard_env.rules", "wizard_env.cards", "wizard_env.actions"} <= engine
-    assert engine.isdisjoint({"wizard_env.kernels", "wizard_env.cli", "wizard_env.environment", "wizard_env"})
+    engine = modules(kernels.__file__, "wizard_env.engine.kernels")
+    assert {"wizard_env.engine.constants", "wizard_env.engine.cards", "wizard_env.engine.actions"} <= engine
+    assert engine.isdisjoint({"wizard_env.engine.kernels", "wizard_env.cli.main", "wizard_env.envs.aec", "wizard_env"})
     heuristic = modules(rule_agent.__file__, "wizard_env.agents.rule_agent")
     parts = {f"wizard_env.agents.{name}" for name in ("rule_view", "rule_bid", "rule_play")}
-    assert parts | {"wizard_env.kernels", "wizard_env.rules", "wizard_env.cards"} <= heuristic
-    assert "wizard_env.cli" not in heuristic and "wizard_env.agents.ppo_agent" not in heuristic
+    assert parts | {"wizard_env.engine.kernels", "wizard_env.engine.rules", "wizard_env.engine.cards"} <= heuristic
+    assert "wizard_env.cli.main" not in heuristic and "wizard_env.agents.ppo_agent" not in heuristic
 
 
 def test_the_installed_numba_uses_the_project_locator():
@@ -50,7 +50,7 @@ def test_editing_a_constant_in_another_file_recompiles_the_kernels_that_read_it(
 
     assert score() == "40"  # 20 for the bid made, 10 a trick
     assert list(cache.rglob("kernels.round_score-*.nbi")), "the first run wrote no cache"
-    rules = copy / "rules.py"
+    rules = copy / "engine" / "constants.py"
     text = rules.read_text()
     assert "POINTS_PER_TRICK = 10\n" in text
     rules.write_text(text.replace("POINTS_PER_TRICK = 10\n", "POINTS_PER_TRICK = 5\n"))
@@ -72,7 +72,7 @@ def test_a_numba_without_the_private_names_still_imports_the_package_with_its_ow
     code = ("import numba.core.caching as caching\n"
             "for name in ('CacheLocator', '_CacheLocator', 'CacheImpl', '_CacheImpl'):\n"
             "    vars(caching).pop(name, None)\n"
-            "from wizard_env import compile_cache, kernels\n"
+            "from wizard_env.engine import compile_cache, kernels\n"
             "print(compile_cache.STAMPS_INSTALLED, type(kernels.round_score._cache._impl.locator).__name__)")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
@@ -148,7 +148,7 @@ def test_a_private_cache_name_holding_anything_else_is_left_alone(tmp_path):
 
 def test_a_cache_directory_of_a_process_s_own_is_removed_when_it_exits(tmp_path):
     (tmp_path / f"wizard_env-numba-cache-{os.getuid()}").symlink_to(tmp_path)
-    code = f"from wizard_env import compile_cache; print(compile_cache.private_cache_dir({str(tmp_path)!r}))"
+    code = f"from wizard_env.engine import compile_cache; print(compile_cache.private_cache_dir({str(tmp_path)!r}))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     made = Path(run.stdout.strip())
@@ -156,9 +156,9 @@ def test_a_cache_directory_of_a_process_s_own_is_removed_when_it_exits(tmp_path)
 
 
 def test_with_numbas_compiler_off_the_engine_refuses_with_an_error_naming_the_setting(monkeypatch, capsys):
-    from wizard_env import cli
-    from wizard_env.batch import WizardBatch
-    from wizard_env.rules import Rules
+    from wizard_env.cli import main as cli
+    from wizard_env.engine.batch import WizardBatch
+    from wizard_env.engine.rules import Rules
 
     monkeypatch.setattr(kernels.config, "DISABLE_JIT", True)  # as NUMBA_DISABLE_JIT=1 sets it
     try:
@@ -195,7 +195,7 @@ def run_with_terminal_stderr(command: list[str], env: dict) -> tuple[subprocess.
 
 
 def test_the_cli_says_once_on_a_terminal_that_a_first_run_compiles_and_nothing_else(tmp_path):
-    from wizard_env.cli import COMPILE_NOTICE
+    from wizard_env.cli.main import COMPILE_NOTICE
 
     command = [sys.executable, "-m", "wizard_env", "eval", "--players", "3", "--agents", "random,random,random", "--games", "1"]
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "terminal")}  # an empty cache: everything compiles

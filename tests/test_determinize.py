@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from wizard_env.batch import OVER, PLAY, WizardBatch, deal_hands
-from wizard_env.cards import CARD_SUIT, DECK, DECK_COUNTS, DECK_SIZE, NO_CARD, NUM_CARD_TYPES
-from wizard_env.determinize import NO_SEED, deal_plan, determinize, hidden_seats
-from wizard_env.rules import Rules
+from wizard_env.engine.batch import OVER, PLAY, WizardBatch, deal_hands
+from wizard_env.engine.cards import CARD_SUIT, DECK, DECK_COUNTS, DECK_SIZE, NO_CARD, NUM_CARD_TYPES
+from wizard_env.engine.determinize import NO_SEED, deal_plan, determinize, hidden_seats
+from wizard_env.engine.rules import Rules
 
 VARIANTS = [
     Rules.make(3, 5), Rules.make(4, 4, "hidden"), Rules.make(5, 3, "secret"), Rules.make(6, 3, bid_total_rule=True),

@@ -14,11 +14,11 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import wizard_env
 from wizard_env import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, OBS_SIZE, TRUMP_OFFSET, IllegalActionError, Phase, Rules
-from wizard_env import environment as env_module
-from wizard_env.cards import JESTER, NUM_SUITED, WIZARD, card_name, hand_names
-from wizard_env.environment import illegal_action_penalty
-from wizard_env.observation import layout_table
-from wizard_env.rules import round_scores
+from wizard_env.envs import aec as env_module
+from wizard_env.engine.cards import JESTER, NUM_SUITED, WIZARD, card_name, hand_names
+from wizard_env.envs.aec import illegal_action_penalty
+from wizard_env.engine.observation import layout_table
+from wizard_env.engine.rules import round_scores
 
 PLAYER_COUNTS = (3, 4, 5, 6)
 VARIANTS = {

@@ -12,16 +12,16 @@ import sys
 import numpy as np
 import pytest
 
-from wizard_env.actions import IllegalActionError
+from wizard_env.engine.actions import IllegalActionError
 from wizard_env.agents.base import Agent
 from wizard_env.agents.registry import make_agent
 from helpers import oracle_score
 from wizard_env.training import eval_report
 from wizard_env.training.evaluate import GameRecords, evaluate, mean_ci, play_games, ratings, seatings, summarise
-from wizard_env.cli import main
-from wizard_env.game import BID_OFFSET, CARD_OFFSET, WizardGame
-from wizard_env.observation import observe
-from wizard_env.rules import Rules
+from wizard_env.cli.main import main
+from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, WizardGame
+from wizard_env.engine.observation import observe
+from wizard_env.engine.rules import Rules
 
 Z = 1.959963984540054  # the 0.975 quantile of the standard normal distribution
 TINY = ["--players", "4", "--rounds", "3", "--games", "2"]

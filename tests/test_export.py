@@ -14,7 +14,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint  # noqa: E402
 from wizard_env.training.export import export_model  # noqa: E402
 from wizard_env import WizardBatch, WizardVecEnv  # noqa: E402
-from wizard_env.cli import main  # noqa: E402
+from wizard_env.cli.main import main  # noqa: E402
 
 from helpers import random_legal  # noqa: E402
 

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 from wizard_env.agents.ppo_agent import load_checkpoint, save_checkpoint
-from wizard_env import bench as speed
+from wizard_env.tools import bench as speed
 from wizard_env.training import eval_report, train_report
 from wizard_env.training.evaluate import evaluate
-from wizard_env.cli import main
-from wizard_env.replay import game_record, read_replays, write_replays
-from wizard_env.rules import Rules
-from wizard_env.simulate import play_game
+from wizard_env.cli.main import main
+from wizard_env.engine.replay import game_record, read_replays, write_replays
+from wizard_env.engine.rules import Rules
+from wizard_env.engine.simulate import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,7 +56,7 @@ def wizard(*args: str, **kwargs) -> subprocess.CompletedProcess:
 def test_one_atomic_write_helper_for_the_whole_project():
     sources = [p for folder in ("wizard_env", "agents", "training", "benchmarks") for p in (ROOT / folder).rglob("*.py")]
     renaming = sorted(str(p.relative_to(ROOT)) for p in sources if re.search(r"os\.replace\(|os\.rename\(|mkstemp\(", p.read_text()))
-    assert renaming == ["wizard_env/files.py"]
+    assert renaming == ["wizard_env/util/files.py"]
 
 
 @pytest.mark.parametrize("writer", WRITERS)
@@ -198,14 +198,14 @@ def test_a_full_disk_leaves_the_old_replay_no_temp_file_and_names_the_file(tmp_p
 
 TERMINATE_AT_THIRD_GAME = """
 import os, signal, sys
-import wizard_env.cli as cli
-real, calls = cli.play_game, []
+import wizard_env.cli.main as cli, wizard_env.cli.simulate as simulate
+real, calls = simulate.play_game, []
 def play(*args, **kwargs):
     calls.append(1)
     if len(calls) == 3:
         os.kill(os.getpid(), signal.SIGTERM)
     return real(*args, **kwargs)
-cli.play_game = play
+simulate.play_game = play
 sys.exit(cli.main(sys.argv[1:]))
 """
 
@@ -258,7 +258,7 @@ def no_work(monkeypatch):
     def work(*args, **kwargs):
         raise AssertionError("the work started before the output was checked")
 
-    monkeypatch.setattr("wizard_env.training.evaluate.evaluate", work)
+    monkeypatch.setattr("wizard_env.cli.eval.evaluate", work)
     monkeypatch.setattr(speed, "run_all", work)
 
 

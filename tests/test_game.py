@@ -19,7 +19,7 @@ from wizard_env import (
     decode,
     observe,
 )
-from wizard_env.cards import WIZARD, parse_card
+from wizard_env.engine.cards import WIZARD, parse_card
 
 
 def record_deals(rules: Rules, seed: int, action_seed: int) -> tuple[list, list]:

@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 
 from wizard_env.agents.ppo_agent import PRETRAINED, load_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.cli import main
-from wizard_env.replay import game_record
-from wizard_env.rules import Rules
-from wizard_env.simulate import play_game
+from wizard_env.cli.main import main
+from wizard_env.engine.replay import game_record
+from wizard_env.engine.rules import Rules
+from wizard_env.engine.simulate import play_game
 
 BIG = str(10**12)
 DIGITS_5000 = "9" * 5000
@@ -303,12 +303,12 @@ def test_bad_input_through_the_installed_command(args, needles, files, tmp_path)
 
 @pytest.mark.parametrize("error", [IndexError("list index out of range\nsecond line"), MemoryError(), ZeroDivisionError("x")])
 def test_an_unexpected_exception_is_still_one_line(error, monkeypatch, capsys):
-    import wizard_env.cli as cli
+    import wizard_env.cli.simulate as cli
 
     def broken(args):
         raise error
 
-    monkeypatch.setattr(cli, "cmd_simulate", broken)
+    monkeypatch.setattr(cli, "run", broken)
     assert main(["simulate"]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith("wizard: error: ") and "Traceback" not in err
@@ -316,7 +316,7 @@ def test_an_unexpected_exception_is_still_one_line(error, monkeypatch, capsys):
 
 
 def test_every_subcommand_has_its_cases():
-    from wizard_env.cli import build_parser
+    from wizard_env.cli.main import build_parser
 
     subcommands = next(a for a in build_parser()._actions if a.dest == "command").choices
     assert set(CASES) == set(subcommands)
@@ -346,7 +346,7 @@ def test_run_training_checks_its_config_before_it_makes_the_run_folder(setting, 
 def test_an_option_value_parses_or_is_refused_in_one_short_line(text):
     import argparse
 
-    from wizard_env import options
+    from wizard_env.util import options
 
     for parse in (options.int_type, options.float_type, options.seed_type, options.path_type):
         try:
@@ -360,7 +360,7 @@ def test_an_option_value_parses_or_is_refused_in_one_short_line(text):
 
 @given(st.one_of(st.integers(), st.booleans(), st.floats(), st.text(max_size=5), st.none()))
 def test_check_seed_takes_exactly_the_ints_of_int64_range(seed):
-    from wizard_env.batch import check_seed
+    from wizard_env.util.checks import check_seed
 
     ok = type(seed) is int and 0 <= seed < 2**63
     try:

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wizard_env import OBS_SIZE, BID_OFFSET, TRUMP_OFFSET, Phase, Rules, WizardGame, decode, observe
-from wizard_env.cards import DECK_SIZE, NO_CARD, NO_SUIT, NUM_CARD_TYPES
-from wizard_env.observation import FIELDS, ROUND_SCALE, SCORE_SCALE, SLICES, observation_bounds, pack
-from wizard_env.rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
+from wizard_env.engine.cards import DECK_SIZE, NO_CARD, NO_SUIT, NUM_CARD_TYPES
+from wizard_env.engine.observation import FIELDS, ROUND_SCALE, SCORE_SCALE, SLICES, observation_bounds, pack
+from wizard_env.engine.rules import MAX_HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS
 
 from helpers import card, deck_counts, oracle_led_suit, suit_index
 
@@ -191,7 +191,7 @@ def test_voids_and_last_trick_match_the_trick_history_in_every_variant(n, option
 
 def test_observation_of_a_turned_wizard_shows_no_trump_while_the_dealer_chooses():
     from helpers import find_seed
-    from wizard_env.cards import WIZARD
+    from wizard_env.engine.cards import WIZARD
 
     game = WizardGame(Rules.make(4, rounds=[2]), find_seed(4, 2, WIZARD))
     view = decode(observe(game, game.dealer))
@@ -416,7 +416,7 @@ def test_python_m_wizard_env_layout_prints_the_table_without_a_warning():
     import subprocess
     import sys
 
-    from wizard_env.observation import layout_table
+    from wizard_env.engine.observation import layout_table
 
-    done = subprocess.run([sys.executable, "-m", "wizard_env.layout"], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-m", "wizard_env.engine.layout"], capture_output=True, text=True, check=True)
     assert done.stderr == "" and layout_table() in done.stdout

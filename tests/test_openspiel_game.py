@@ -14,11 +14,11 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
-from wizard_env.cards import DECK_COUNTS, DECK_SIZE, NUM_CARD_TYPES, WIZARD  # noqa: E402
-from wizard_env.game import Phase, WizardGame  # noqa: E402
-from wizard_env.observation import OBS_SIZE, is_foresight_round, observe  # noqa: E402
-from wizard_env.openspiel_game import rules_from_params  # noqa: E402
-from wizard_env.rules import Rules  # noqa: E402
+from wizard_env.engine.cards import DECK_COUNTS, DECK_SIZE, NUM_CARD_TYPES, WIZARD  # noqa: E402
+from wizard_env.engine.game import Phase, WizardGame  # noqa: E402
+from wizard_env.engine.observation import OBS_SIZE, is_foresight_round, observe  # noqa: E402
+from wizard_env.integrations.openspiel_game import rules_from_params  # noqa: E402
+from wizard_env.engine.rules import Rules  # noqa: E402
 
 VARIANTS = [
     {"players": 3, "rounds": 3},

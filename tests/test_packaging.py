@@ -65,7 +65,7 @@ def test_the_installed_wheel_plays_the_shipped_agent_outside_the_repository(whee
     work.mkdir()
     done = python("import wizard_env, importlib.util\n"
                   "from wizard_env.training.evaluate import evaluate\n"
-                  "from wizard_env.rules import Rules\n"
+                  "from wizard_env.engine.rules import Rules\n"
                   "result = evaluate(Rules(num_players=4), ['ppo', 'rule', 'rule', 'rule'], 4, seed=0)\n"
                   "print(wizard_env.__file__)\n"
                   "print(importlib.util.find_spec('agents'), importlib.util.find_spec('training'))", work,

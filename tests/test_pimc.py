@@ -8,9 +8,9 @@ import pytest
 from wizard_env.agents.pimc_agent import PIMCAgent
 from wizard_env.agents.registry import make_agent
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.batch import WizardBatch
-from wizard_env.determinize import determinize
-from wizard_env.rules import Rules
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.determinize import determinize
+from wizard_env.engine.rules import Rules
 from wizard_env.training.evaluate import evaluate, play_games
 
 from test_determinize import positions

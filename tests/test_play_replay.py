@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from wizard_env.cards import WIZARD, hand_names
-from wizard_env.game import deal, first_dealer
-from wizard_env.replay import read_replays, replay_game
+from wizard_env.engine.cards import WIZARD, hand_names
+from wizard_env.engine.game import deal, first_dealer
+from wizard_env.engine.replay import read_replays, replay_game
 
 
 def wizard(*args: str, stdin: str = "") -> subprocess.CompletedProcess:

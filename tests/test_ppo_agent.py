@@ -13,11 +13,11 @@ import pytest
 from wizard_env.agents.ppo_agent import FORMAT, PRETRAINED, PRETRAINED_BID, PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.agents.registry import make_agent
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.actions import Phase
-from wizard_env.batch import WizardBatch
-from wizard_env.game import NUM_ACTIONS
-from wizard_env.observation import OBS_SIZE, OBS_VERSION, SLICES
-from wizard_env.rules import Rules
+from wizard_env.engine.actions import Phase
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.game import NUM_ACTIONS
+from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION, SLICES
+from wizard_env.engine.rules import Rules
 
 HIDDEN = [16, 8]
 

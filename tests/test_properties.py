@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import wizard_env
 from helpers import deck_counts, oracle_legal, oracle_score, oracle_winner
 from wizard_env import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, Rules, WizardGame
-from wizard_env.cards import DECK_SIZE, NO_CARD, NO_SUIT, SUITS, WIZARD, card_name, hand_names
+from wizard_env.engine.cards import DECK_SIZE, NO_CARD, NO_SUIT, SUITS, WIZARD, card_name, hand_names
 
 SEEDS = st.integers(0, 2**40)
 

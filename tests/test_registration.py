@@ -12,8 +12,9 @@ import pytest
 from pettingzoo.utils import wrappers
 
 import wizard_env
-from wizard_env import GYMNASIUM_ID, environment
-from wizard_env.single_agent import WizardSingleAgentEnv
+from wizard_env import GYMNASIUM_ID
+from wizard_env.envs import aec as environment
+from wizard_env.envs.single_agent import WizardSingleAgentEnv
 
 
 def test_wizard_v1_gives_env_and_raw_env_in_the_pettingzoo_classic_style():
@@ -63,6 +64,6 @@ def test_the_id_is_registered_whichever_is_imported_first_and_wizard_env_alone_i
 
 def test_the_id_is_listed_in_gymnasiums_registry():
     spec = gym.spec(GYMNASIUM_ID)
-    assert spec.entry_point == "wizard_env.single_agent:WizardSingleAgentEnv"
+    assert spec.entry_point == "wizard_env.envs.single_agent:WizardSingleAgentEnv"
     assert spec.namespace == "wizard_env" and spec.version == 1
     assert GYMNASIUM_ID in wizard_env.__doc__

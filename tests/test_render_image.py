@@ -7,10 +7,10 @@ import pytest
 
 import wizard_env
 from helpers import uninstalled
-from wizard_env.extras import MissingExtra
+from wizard_env.util.extras import MissingExtra
 
 pytest.importorskip("PIL", reason="Pillow is not installed (the render extra)")
-from wizard_env.render_image import HEIGHT, WIDTH  # noqa: E402
+from wizard_env.render.image import HEIGHT, WIDTH  # noqa: E402
 
 
 def first_legal(env) -> int:

@@ -14,23 +14,23 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import wizard_env.replay as replay_module
+import wizard_env.engine.replay as replay_module
 from wizard_env.agents.random_agent import RandomAgent
-from wizard_env.cards import DECK_COUNTS, SUITS, WIZARD, card_name, parse_card
-from wizard_env.game import TRUMP_OFFSET, WizardGame, deal
-from wizard_env.replay import (
+from wizard_env.engine.cards import DECK_COUNTS, SUITS, WIZARD, card_name, parse_card
+from wizard_env.engine.game import TRUMP_OFFSET, WizardGame, deal
+from wizard_env.engine.replay import (
     FORMAT,
     ReplayError,
     ReplayWriter,
-    format_game,
     game_record,
     read_replays,
     replay_actions,
     replay_game,
     write_replays,
 )
-from wizard_env.rules import Rules, winners
-from wizard_env.simulate import play_game
+from wizard_env.engine.rules import Rules, winners
+from wizard_env.engine.simulate import play_game
+from wizard_env.render.replay_text import format_game
 
 TOP_KEYS = {"format", "num_players", "seed", "rules", "seats", "rounds", "final_totals"}
 RULES_KEYS = {"hand_sizes", "bidding", "bid_total_rule", "foresight"}
@@ -427,7 +427,7 @@ IMPOSSIBLE = {
 
 @pytest.mark.parametrize("case", IMPOSSIBLE)
 def test_replay_without_check_refuses_impossible_content_in_one_line(case, tmp_path, capsys):
-    from wizard_env.cli import main
+    from wizard_env.cli.main import main
 
     change, message = IMPOSSIBLE[case]
     record = next(_records(1))
@@ -442,7 +442,7 @@ def test_replay_without_check_refuses_impossible_content_in_one_line(case, tmp_p
 
 
 def test_replay_cuts_long_agent_names_so_output_stays_small(tmp_path, capsys):
-    from wizard_env.cli import main
+    from wizard_env.cli.main import main
 
     record = next(_records(1))
     record["seats"][1] = "ppo:" + "x" * 100_000
@@ -454,7 +454,7 @@ def test_replay_cuts_long_agent_names_so_output_stays_small(tmp_path, capsys):
 
 
 def test_replay_refuses_a_line_too_long_to_be_a_game(tmp_path, capsys):
-    from wizard_env.cli import main
+    from wizard_env.cli.main import main
 
     record = next(_records(1))
     record["seats"][1] = "x" * (5 << 20)
@@ -468,7 +468,7 @@ def test_replay_refuses_a_line_too_long_to_be_a_game(tmp_path, capsys):
 
 
 def test_replay_of_one_game_reads_no_further_lines(good_file, capsys):
-    from wizard_env.cli import main
+    from wizard_env.cli.main import main
 
     with open(good_file, "a") as f:
         f.write("not json at all\n")
@@ -484,7 +484,7 @@ class Terminal(io.StringIO):
 
 
 def test_replay_check_shows_progress_on_a_terminal_only(good_file, capsys, monkeypatch):
-    from wizard_env.cli import main
+    from wizard_env.cli.main import main
 
     assert main(["replay", str(good_file), "--check"]) == 0
     assert capsys.readouterr().err == ""
@@ -505,7 +505,7 @@ def test_replay_of_a_fifo_nobody_writes_to_does_not_block(tmp_path):
 
 
 def test_replay_refuses_a_device(tmp_path, capsys):
-    from wizard_env.cli import main
+    from wizard_env.cli.main import main
 
     zero = tmp_path / "zero"
     try:

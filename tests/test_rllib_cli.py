@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from helpers import uninstalled
-from wizard_env.cli import main
-from wizard_env.extras import MissingExtra
+from wizard_env.cli.main import main
+from wizard_env.util.extras import MissingExtra
 
 
 def test_without_ray_the_backend_is_one_line_naming_the_extra(monkeypatch, capsys, tmp_path):
@@ -31,13 +31,13 @@ def test_rllib_options_on_the_sb3_backend_are_refused(capsys, tmp_path, option):
 
 def test_the_rllib_env_without_ray_is_one_import_error_naming_the_extra(monkeypatch):
     uninstalled(monkeypatch, "ray")
-    monkeypatch.delitem(sys.modules, "wizard_env.rllib", raising=False)
-    with pytest.raises(MissingExtra, match=r"^wizard_env.rllib needs ray\[rllib\], from the rllib extra: pip install "
+    monkeypatch.delitem(sys.modules, "wizard_env.integrations.rllib", raising=False)
+    with pytest.raises(MissingExtra, match=r"^wizard_env.integrations.rllib needs ray\[rllib\], from the rllib extra: pip install "
                                            r"-c constraints.txt -e '\.\[rllib\]'$"):
-        importlib.import_module("wizard_env.rllib")
+        importlib.import_module("wizard_env.integrations.rllib")
 
 
 def test_importing_the_package_and_the_train_command_does_not_import_ray():
-    code = ("import sys, wizard_env, wizard_env.cli, wizard_env.training.train, wizard_env.training.rllib_train; "
+    code = ("import sys, wizard_env, wizard_env.cli.main, wizard_env.cli.train, wizard_env.training.train, wizard_env.training.rllib_train; "
             "wizard_env.env(); assert 'ray' not in sys.modules, 'ray was imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from wizard_env.agents import Agent, RuleAgent
-from wizard_env.actions import IllegalActionError, Phase
-from wizard_env.batch import WizardBatch
-from wizard_env.rules import Rules
+from wizard_env.engine.actions import IllegalActionError, Phase
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.rules import Rules
 from wizard_env.training.rollout_values import collect_values, rollout_values
 
 

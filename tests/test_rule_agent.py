@@ -8,11 +8,11 @@ import pytest
 from wizard_env.agents import RandomAgent, RuleAgent
 from wizard_env.agents.rule_bid import best_bid, foresight_chance, odds_factor, odds_scaled
 from wizard_env.agents.rule_view import LAYOUT, pairwise_sum, read_view
-from wizard_env.cards import NO_CARD, NO_SUIT, SUITS, WIZARD, parse_card
-from wizard_env.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame, deal
-from wizard_env.observation import observe
-from wizard_env.rules import MAX_HAND_SIZE, Rules, round_score, trick_winner, trump_from_card
-from wizard_env.simulate import play_game
+from wizard_env.engine.cards import NO_CARD, NO_SUIT, SUITS, WIZARD, parse_card
+from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame, deal
+from wizard_env.engine.observation import observe
+from wizard_env.engine.rules import MAX_HAND_SIZE, Rules, round_score, trick_winner, trump_from_card
+from wizard_env.engine.simulate import play_game
 
 
 class CheckedRuleAgent(RuleAgent):

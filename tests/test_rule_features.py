@@ -7,11 +7,11 @@ import pytest
 
 from wizard_env.agents import RuleAgent
 from wizard_env.agents.rule_features import FEATURES, action_features
-from wizard_env.batch import WizardBatch
-from wizard_env.cards import JESTER, WIZARD
-from wizard_env.game import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, Phase
-from wizard_env.observation import observe
-from wizard_env.rules import Rules
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.cards import JESTER, WIZARD
+from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, Phase
+from wizard_env.engine.observation import observe
+from wizard_env.engine.rules import Rules
 
 from test_rule_agent import spot
 

@@ -15,7 +15,7 @@ from helpers import (
     position,
 )
 from wizard_env import BID_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, Phase, Rules, WizardGame
-from wizard_env.cards import (
+from wizard_env.engine.cards import (
     CARD_RANK,
     CARD_SUIT,
     DECK,
@@ -28,7 +28,7 @@ from wizard_env.cards import (
     card_name,
     parse_card,
 )
-from wizard_env.rules import legal_bids, round_score, trick_winner, winners
+from wizard_env.engine.rules import legal_bids, round_score, trick_winner, winners
 
 STANDARD_ROUNDS = {3: 20, 4: 15, 5: 12, 6: 10}
 PLAYER_COUNTS = (3, 4, 5, 6)
@@ -515,7 +515,7 @@ def test_numpy_integers_are_accepted_as_configuration():
 
 
 def test_the_number_of_rounds_is_bounded_before_the_round_counter_can_wrap():
-    from wizard_env.rules import MAX_ROUNDS
+    from wizard_env.engine.rules import MAX_ROUNDS
 
     assert Rules.make(3, [1] * MAX_ROUNDS).num_rounds == MAX_ROUNDS
     for rounds in ([1] * 32_769, [1] * (MAX_ROUNDS + 1), itertools.repeat(1)):

@@ -11,8 +11,8 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 
 from wizard_env.agents import Agent, RandomAgent
 from wizard_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, Phase, Rules, WizardGame, decode, observe
-from wizard_env.environment import illegal_action_penalty
-from wizard_env.single_agent import WizardSingleAgentEnv
+from wizard_env.envs.aec import illegal_action_penalty
+from wizard_env.envs.single_agent import WizardSingleAgentEnv
 
 CHECK_CONFIGS = {
     "3p-standard": dict(num_players=3),
@@ -437,7 +437,7 @@ def test_a_reset_whose_sampler_fails_leaves_the_env_as_it_was():
 
 @pytest.mark.parametrize("seed", [True, np.bool_(False), -1, 2**63, 2**80, 1.0, "3"])
 def test_reset_rejects_the_seeds_the_aec_env_rejects_and_changes_nothing(seed):
-    from wizard_env.environment import raw_env
+    from wizard_env.envs.aec import raw_env
 
     env = WizardSingleAgentEnv(num_players=3, rounds=2)
     _, info = env.reset(seed=1)

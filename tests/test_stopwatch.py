@@ -1,10 +1,10 @@
-"""The benchmarks' one timer, ``wizard_env.bench.Stopwatch``, and ``rate`` built on it, read on a fake clock."""
+"""The benchmarks' one timer, ``wizard_env.tools.bench.Stopwatch``, and ``rate`` built on it, read on a fake clock."""
 
 from __future__ import annotations
 
 import pytest
 
-from wizard_env import bench
+from wizard_env.util import stopwatch as bench
 
 
 class FakeClock:

@@ -11,10 +11,10 @@ import numpy as np
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.training.warm_start import collect
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.actions import NUM_ACTIONS, Phase
-from wizard_env.cli import main
-from wizard_env.observation import OBS_VERSION, SLICES
-from wizard_env.rules import Rules
+from wizard_env.engine.actions import NUM_ACTIONS, Phase
+from wizard_env.cli.main import main
+from wizard_env.engine.observation import OBS_VERSION, SLICES
+from wizard_env.engine.rules import Rules
 
 TINY = ["--players", "4", "--rounds", "3", "--num-envs", "8", "--n-steps", "8", "--batch-size", "32",
         "--bc-games", "4", "--bc-epochs", "1", "--eval-deals", "2", "--eval-every", "64",
@@ -165,7 +165,8 @@ def test_demonstrations_of_a_teacher_keep_rule_agents_advice_apart():
 
 
 def test_help_gives_each_options_meaning_from_the_config_and_its_default(capsys):
-    from wizard_env.training.train import TrainConfig, field_docs
+    from wizard_env.cli.common import field_docs
+    from wizard_env.training.train import TrainConfig
 
     assert main(["train", "--help"]) == 0
     out = capsys.readouterr().out

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
-from wizard_env.actions import NUM_ACTIONS
+from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.agents.rule_features import FEATURES
 from wizard_env.training import rollout_values as rv
 from wizard_env.training.rollout_values import VALUE_SCALE
 from wizard_env.training.train_values import ValuesConfig, run_training
-from wizard_env.batch import WizardBatch
-from wizard_env.rules import Rules
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.rules import Rules
 
 RULES = Rules.make(3, rounds=3)
 TINY = ValuesConfig(mix=[3], samples=150, games=4, workers=1, epochs=1, eval_deals=2, hidden=[16], margin=2.0)

@@ -14,8 +14,8 @@ from stable_baselines3.common.vec_env import VecCheckNan, VecMonitor, VecNormali
 
 from wizard_env.agents import Agent, RandomAgent  # noqa: E402
 from wizard_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, Phase, Rules, WizardGame, decode, observe  # noqa: E402
-from wizard_env.observation import SLICES  # noqa: E402
-from wizard_env.vec_env import WizardVecEnv  # noqa: E402
+from wizard_env.engine.observation import SLICES  # noqa: E402
+from wizard_env.envs.vec_env import WizardVecEnv  # noqa: E402
 
 from helpers import FirstLegal, random_legal  # noqa: E402
 

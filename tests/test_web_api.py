@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tests.web_server import request, running_server
-from wizard_env.cli import main
-from wizard_env.replay import read_replays, replay_game
+from wizard_env.cli.main import main
+from wizard_env.engine.replay import read_replays, replay_game
 from wizard_env.web.library import MAX_UPLOAD_BYTES
 
 SETTINGS = {"players": 4, "rounds": "3", "opponents": ["rule"], "seat": 1}

@@ -19,8 +19,8 @@ import pytest
 from playwright import sync_api  # the dev extra: a missing install fails here rather than skipping
 
 from tests.web_server import running_server
-from wizard_env.cli import main
-from wizard_env.replay import read_replays
+from wizard_env.cli.main import main
+from wizard_env.engine.replay import read_replays
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():

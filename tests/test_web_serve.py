@@ -12,7 +12,7 @@ import pytest
 
 from helpers import loaded_by_import_and_help, uninstalled
 from tests.web_server import request
-from wizard_env.cli import main
+from wizard_env.cli.main import main
 
 WEB_INSTALL = "pip install -c constraints.txt -e '.[web]'"
 

@@ -15,7 +15,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
 from wizard_env.web.app import LOOPBACK_HOSTS, create_app  # noqa: E402
-from wizard_env.web.serve import bind  # noqa: E402
+from wizard_env.cli.serve import bind  # noqa: E402
 
 
 @contextlib.contextmanager

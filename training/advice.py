@@ -16,11 +16,11 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from wizard_env.agents.ppo_agent import advice_features
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.actions import NUM_ACTIONS
+from wizard_env.engine.actions import NUM_ACTIONS
 
 if TYPE_CHECKING:
-    from wizard_env.mixed_vec_env import MixedVecEnv
-    from wizard_env.vec_env import WizardVecEnv
+    from wizard_env.envs.mixed_vec_env import MixedVecEnv
+    from wizard_env.envs.vec_env import WizardVecEnv
 
 
 def with_advice(adviser: RuleAgent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

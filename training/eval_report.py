@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from wizard_env.files import write_atomic
-from wizard_env.replay import describe_rules
+from wizard_env.render.replay_text import describe_rules
+from wizard_env.util.files import write_atomic
 
 from .evaluate import EVAL_INSTALL, RATING_ORDERS, EvalResult, MissingExtra, Stats
 

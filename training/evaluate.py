@@ -1,4 +1,4 @@
-"""Duplicate-deal evaluation of agents (``wizard eval``).
+"""Duplicate-deal evaluation of agents (the method of ``wizard eval``, ``wizard_env.cli.eval``).
 
 Every deal (a game seed: the cards of every round and the first dealer follow from it) is played
 once for each rotation of the agents around the table, or for every ordering with
@@ -8,28 +8,23 @@ deals, which removes most of the luck of the cards from the comparison.
 
 An agent spec named at several seats (``rule,rule,random,random``) is one row: its seats are
 pooled. Each seat of the agents list (an *entry*) also has its own row in the JSON.
-
-    wizard eval --agents rule,rule,random,random --games 200 --players 4 --seed 0
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from wizard_env.agents.base import Agent, as_actions
-from wizard_env.agents.registry import AGENT_NAMES, make_agent
-from wizard_env import options
-from wizard_env.actions import IllegalActionError, Phase, chosen_legal
-from wizard_env.batch import WizardBatch
-from wizard_env.extras import MissingExtra, install_command, require_extra  # noqa: F401 (MissingExtra re-exported for eval_report and rllib_train)
-from wizard_env.rules import Rules
-from wizard_env.simulate import Z_95, mean_ci  # noqa: F401 (re-exported: scripts import them from here)
+from wizard_env.agents.registry import make_agent
+from wizard_env.engine.actions import IllegalActionError, Phase, chosen_legal
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.util.extras import MissingExtra, install_command, require_extra  # noqa: F401 (MissingExtra re-exported for eval_report and rllib_train)
+from wizard_env.engine.rules import Rules
+from wizard_env.engine.simulate import Z_95, mean_ci  # noqa: F401 (re-exported: scripts import them from here)
 
 if TYPE_CHECKING:
     from openskill.models import PlackettLuce
@@ -48,14 +43,6 @@ EVAL_INSTALL = install_command("eval")
 def require_eval_extra(user: str = "wizard eval") -> None:
     """MissingExtra naming the first package of the ``eval`` extra that is not installed, if any (nothing is imported)."""
     require_extra("eval", EVAL_PACKAGES, user)
-
-HELP = "compare agents on duplicate deals: every agent plays every deal from every seat"
-DESCRIPTION = (
-    "Play every deal once per rotation of the agents around the table (or per ordering, with "
-    "--permutations) and report, per agent, the mean score per game with a 95% interval over deals, "
-    "the paired difference to a reference agent, the win rate, bid accuracy (overall, by hand size, by "
-    "bidding position) and an openskill rating. Writes eval.json and eval.png into --out."
-)
 
 
 # -- playing ----------------------------------------------------------------------------------
@@ -95,7 +82,7 @@ def play_games(
     Up to ``batch_size`` games run in lockstep on ``WizardBatch``; at each step every agent
     decides, in one ``act_games(batch, games)`` call, for all the games where it is to move: by default
     ``act_batch`` on their observations; a search agent such as ``pimc`` reads the games themselves,
-    hidden state only through ``wizard_env.determinize``. ``progress(count)``
+    hidden state only through ``wizard_env.engine.determinize``. ``progress(count)``
     is called as rounds finish (``count`` rounds of any games). Same arguments, same records.
     """
     n = rules.num_players
@@ -320,7 +307,7 @@ def evaluate(
     Agents are built from their specs, each seeded from ``seed``; pass ``agents`` to evaluate
     already-built ones (then ``agent_specs`` only names them). Same arguments, same result.
     """
-    from wizard_env.cli import derive_seeds  # the seeds `wizard simulate` uses: same seed, same deals
+    from wizard_env.engine.simulate import derive_seeds  # the seeds `wizard simulate` uses: same seed, same deals
 
     n = rules.num_players
     specs = [s.strip() for s in agent_specs]
@@ -343,55 +330,3 @@ def evaluate(
     deal_scores, spec_rows, entry_rows = summarise(rules, specs, orders, records, reference, seed)
     return EvalResult(rules, specs, seed, permutations, reference, deal_seeds, agent_seeds, orders, records,
                       deal_scores, spec_rows, entry_rows)
-
-
-# -- the command ------------------------------------------------------------------------------
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``wizard eval`` (the variant options are already there)."""
-    parser.add_argument("--agents", required=True, metavar="A,B,...",
-                        help=f"one agent per seat (known: {', '.join(AGENT_NAMES)}; 'name:arg' passes an argument)")
-    parser.add_argument("--games", type=options.int_type, default=100, metavar="G",
-                        help="deals to play; each is played once per rotation (default 100)")
-    parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
-                        help="seed of every deal and agent: the same command gives the same output (default 0)")
-    parser.add_argument("--permutations", action="store_true",
-                        help="play every ordering of the agents (n! games per deal) instead of the n rotations")
-    parser.add_argument("--reference", metavar="NAME",
-                        help="agent the paired differences are taken to "
-                        "(default: the first rule, else the first agent)")
-    parser.add_argument("--out", type=options.path_type, metavar="DIR", help="folder for eval.json and eval.png (default runs/eval-SEED)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
-def run(args: argparse.Namespace) -> int:
-    """``wizard eval``: play, print the Markdown tables, write the JSON and the plot."""
-    from tqdm import tqdm
-
-    from wizard_env.cli import make_rules, split_specs
-    from wizard_env.files import check_writable
-
-    from . import eval_report
-
-    rules = make_rules(args)
-    require_eval_extra()
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, not {args.games}")
-    options.check_memory("--games", args.games, EVAL_BYTES_PER_GAME * len(seatings(rules.num_players, args.permutations)))
-    specs = split_specs(args.agents, "--agents")
-    if len(specs) != rules.num_players:
-        n = rules.num_players
-        raise ValueError(f"--agents names {len(specs)} agents for {n} seats: give exactly {n}")
-    if args.reference is not None and args.reference.strip() not in specs:
-        raise ValueError(f"--reference {args.reference!r} is not one of --agents: {', '.join(dict.fromkeys(specs))}")
-    out = args.out or f"runs/eval-{args.seed}"
-    check_writable(out, folder=True)  # before the games, not after
-    rounds = args.games * len(seatings(rules.num_players, args.permutations)) * rules.num_rounds
-    with tqdm(total=rounds, desc="eval", unit="round", file=sys.stderr, leave=False,
-              disable=args.quiet or not sys.stderr.isatty()) as bar:
-        result = evaluate(rules, specs, args.games, args.seed, args.permutations, args.reference, progress=bar.update)
-    paths = eval_report.write(result, out)
-    print(eval_report.format_markdown(result))
-    print(f"\nwrote {', '.join(str(p) for p in paths)}")
-    return 0

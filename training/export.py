@@ -17,9 +17,9 @@ import os
 from pathlib import Path
 
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent, save_checkpoint
-from wizard_env.game import NUM_ACTIONS
-from wizard_env.observation import OBS_SIZE
-from wizard_env.rules import Rules
+from wizard_env.engine.game import NUM_ACTIONS
+from wizard_env.engine.observation import OBS_SIZE
+from wizard_env.engine.rules import Rules
 
 from .train import TrainConfig, checkpoint_config, policy_weights
 

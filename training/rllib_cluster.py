@@ -15,7 +15,7 @@ import sys
 import tempfile
 from typing import TYPE_CHECKING, Any, Iterator
 
-from wizard_env.extras import MissingExtra, install_command, require_extra
+from wizard_env.util.extras import MissingExtra, install_command, require_extra
 
 if TYPE_CHECKING:
     from .rllib_train import RLlibConfig

@@ -1,11 +1,7 @@
-"""``wizard train --backend rllib``: multi-agent self-play PPO with action masking on Ray RLlib.
-
-    wizard train --backend rllib --out runs/rllib --players 4 --num-env-runners 2
-    wizard train --backend rllib --out runs/rllib --resume                       # continue the run
-    wizard train --backend rllib --address 10.0.0.1:6379 --num-env-runners 16  # on a running Ray cluster
+"""Multi-agent self-play PPO with action masking on Ray RLlib (``wizard train --backend rllib``, ``wizard_env.cli.train``).
 
 Every seat of every game is played by one shared policy (RLlib's ``ActionMaskingTorchRLModule`` on
-``wizard_env.rllib.WizardMultiAgentEnv``), so each game gives the learner every seat's decisions.
+``wizard_env.integrations.rllib.WizardMultiAgentEnv``), so each game gives the learner every seat's decisions.
 Each iteration samples ``--iteration-steps`` decisions from the env runners, runs PPO on them and
 prints one line: steps so far, steps per second of that iteration (sampling and update), and the mean
 return per seat (points, unscaled) of the last 100 games finished (RLlib's smoothing window). The run
@@ -30,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,16 +34,17 @@ from typing import Any
 import numpy as np
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
-from wizard_env import options
-from wizard_env.batch import check_seed
-from wizard_env.bench import Stopwatch
-from wizard_env.files import remove_temps
-from wizard_env.rules import Rules
+from wizard_env.util import options
+from wizard_env.util.checks import check_seed
+from wizard_env.util.stopwatch import Stopwatch
+from wizard_env.util.files import remove_temps
+from wizard_env.engine.rules import Rules
 
 from . import train_report
-from .rllib_cluster import check_address, require_rllib, start_ray
+from .common import check_ranges, rules_json, run_lock, say
+from .rllib_cluster import check_address, start_ray
 from .rllib_export import module_weights
-from .train import check_ranges, checkpoint_config, rules_json, run_lock, say
+from .train import TrainConfig, checkpoint_config
 
 #: The module id of the one policy every seat plays.
 POLICY_ID = "shared"
@@ -119,7 +115,7 @@ def build_algorithm(cfg: RLlibConfig, rules: Rules) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from wizard_env.rllib import WizardMultiAgentEnv
+    from wizard_env.integrations.rllib import WizardMultiAgentEnv
 
     # RLlib's notices (the new API stack is the default, its example module's base class is deprecated)
     # would precede every run's output; its errors still show
@@ -157,8 +153,6 @@ def count_illegal_actions(*, episode, metrics_logger, **kwargs) -> None:
 
 def export_config(cfg: RLlibConfig, rules: Rules, steps: int) -> dict:
     """The JSON config of an exported checkpoint: PPOAgent's fields and this run's settings."""
-    from .train import TrainConfig
-
     config = checkpoint_config(TrainConfig(learn="both", mix=[rules.num_players], hidden=list(cfg.hidden),
                                            activation=cfg.activation, advice=False), rules, steps)
     config["train"] = {"backend": "rllib", "mix": [rules.num_players], **dataclasses.asdict(cfg)}
@@ -329,33 +323,3 @@ def train_report_config(out: Path) -> dict:
     if not isinstance(saved, dict) or not isinstance(saved.get("train"), dict) or saved["train"].get("backend") != "rllib":
         raise ValueError(f"{path}: not the config of a --backend rllib run")
     return saved
-
-
-#: Options of ``wizard train`` that only the sb3 backend reads, with their defaults' attribute names.
-SB3_ONLY = ("learn", "mix", "pool", "advice", "episode", "init_from", "num_envs", "n_steps", "eval_every", "eval_deals",
-            "snapshot_every", "snapshots", "bc_games", "bc_epochs", "bc_smoothing", "target_kl")
-
-
-def run(args: Any, defaults: dict[str, Any]) -> int:
-    """``wizard train --backend rllib`` (``defaults``: the parser's defaults, to spot sb3-only options given)."""
-    from wizard_env.cli import make_rules
-
-    require_rllib()
-    for name in SB3_ONLY:
-        if name in defaults and getattr(args, name, defaults[name]) != defaults[name]:
-            raise ValueError(f"--{name.replace('_', '-')} applies to --backend sb3 only")
-    rules = make_rules(args)
-    fields = {f.name for f in dataclasses.fields(RLlibConfig)} - {"hidden", "activation"}
-    cfg = RLlibConfig(**{k: v for k, v in vars(args).items() if k in fields})
-    out = Path(args.out)
-    if args.resume and (out / "config.json").is_file():  # a resumed run keeps its network
-        train = train_report_config(out)["train"]
-        cfg.hidden, cfg.activation = train.get("hidden"), train.get("activation")
-    trainer = run_rllib(cfg, rules, out, args.resume, args.quiet, address=args.address or "")
-    done = trainer.iterations
-    rate = sum(i["steps"] for i in done) / max(sum(i["wall_s"] for i in done), 1e-9)
-    print(f"trained {trainer.steps:,} steps in {len(done)} iteration{'s' if len(done) != 1 else ''} ({rate:,.0f} steps/s); "
-          f"illegal actions: {trainer.illegal_actions}; policy: {out / 'latest.npz'}")
-    sys.stdout.flush()
-    return 0
-

@@ -28,10 +28,10 @@ from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
 from wizard_env.agents.rollouts import rollout_values
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.agents.rule_features import FEATURES, action_features
-from wizard_env.actions import NUM_ACTIONS, Phase
-from wizard_env.observation import OBS_SIZE, SLICES
-from wizard_env.batch import WizardBatch
-from wizard_env.rules import Rules
+from wizard_env.engine.actions import NUM_ACTIONS, Phase
+from wizard_env.engine.observation import OBS_SIZE, SLICES
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.rules import Rules
 
 if TYPE_CHECKING:
     import torch

@@ -1,8 +1,5 @@
-"""``wizard train``: MaskablePPO on batched games against a pool of RuleAgent, self-play snapshots and RandomAgent.
-
-    wizard train --out runs/ppo --seed 0            # the default run: bids and play, 3-6 players, 18 minutes
-    wizard train --out runs/ppo --resume             # continue from runs/ppo/checkpoints/latest.npz
-    wizard train --learn bid --mix 4                 # learn only trump and bids, 4-player games only
+"""MaskablePPO on batched games against a pool of RuleAgent, self-play snapshots and RandomAgent (``wizard train``,
+``wizard_env.cli.train``).
 
 The run: the policy reads RuleAgent's choice as an input (``wizard_env.training.advice``; ``--no-advice``) and
 clones RuleAgent's decisions first (``wizard_env.training.warm_start``), then PPO improves on them in games of
@@ -13,22 +10,17 @@ Every ``--eval-every`` steps (after the PPO update of the rollout that reached t
 checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
 
 Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2
-and the value head trains at unit scale; observations are used as encoded (``wizard_env.observation``
+and the value head trains at unit scale; observations are used as encoded (``wizard_env.engine.observation``
 already scales counts to 0..1 and scores by 1/100).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
-import inspect
 import math
-import os
-import re
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,22 +32,15 @@ from wizard_env.agents.checkpoint import check_hidden
 from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.agents.random_agent import RandomAgent
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env import options
-from wizard_env.batch import check_seed, short_repr
-from wizard_env.files import remove_temps
-from wizard_env.game import NUM_ACTIONS
-from wizard_env.observation import OBS_SIZE, OBS_VERSION
-from wizard_env.rules import Rules
+from wizard_env.util import options
+from wizard_env.util.checks import check_seed, short_repr
+from wizard_env.util.files import remove_temps
+from wizard_env.engine.game import NUM_ACTIONS
+from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
+from wizard_env.engine.rules import Rules
 
 from . import train_report
-
-HELP = "train a MaskablePPO agent against RuleAgent, self-play snapshots and RandomAgent"
-DESCRIPTION = (
-    "Clone RuleAgent's decisions, then improve on them with MaskablePPO in batched games against an "
-    "opponent pool. Writes config.json, TensorBoard logs, checkpoints, and a learning curve of duplicate "
-    "evaluations against RuleAgent (curve.csv, curve.png) into --out. With --backend rllib: self-play "
-    "PPO with one shared policy for every seat on Ray RLlib (wizard_env.training.rllib_train)."
-)
+from .common import check_ranges, rules_json, run_lock, say
 
 
 @dataclass
@@ -95,18 +80,6 @@ class TrainConfig:
     init_from: str = ""  #: start from this checkpoint's weights instead of the warm start (same network)
 
 
-def field_docs(cls) -> dict[str, str]:
-    """The ``#:`` comment of each field of a dataclass, by field name (``wizard train --help`` shows them)."""
-    lines = inspect.getsource(cls).splitlines()
-    return {m[1]: m[2] for m in (re.match(r"\s+(\w+):.*#:\s*(.+)$", line) for line in lines) if m}
-
-
-def rules_json(rules: Rules) -> dict[str, Any]:
-    """The rules as JSON, enough to rebuild them with ``Rules.make``."""
-    return {"num_players": rules.num_players, "rounds": list(rules.hand_sizes), "bidding": rules.bidding.value,
-            "bid_total_rule": rules.bid_total_rule, "foresight": rules.foresight}
-
-
 def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int) -> dict:
     """The JSON config stored with the weights."""
     return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "hidden": list(cfg.hidden),
@@ -139,8 +112,8 @@ def build_model(cfg: TrainConfig, env, out: Path):
 def make_env(cfg: TrainConfig, mix: list[Rules], rounds: str | int | list[int]):
     """The training VecEnv: one ``WizardVecEnv``, or a ``MixedVecEnv`` of one per player count in ``mix``
     (``rounds``: the round schedule that made each count's rules)."""
-    from wizard_env.mixed_vec_env import MixedVecEnv
-    from wizard_env.vec_env import WizardVecEnv
+    from wizard_env.envs.mixed_vec_env import MixedVecEnv
+    from wizard_env.envs.vec_env import WizardVecEnv
 
     from .advice import AdviceVecEnv
 
@@ -168,15 +141,6 @@ ABOVE_ZERO = ("learning_rate", "reward_scale", "clip_range")
 ROLLOUT_BYTES_PER_STEP = 8 * 1024
 
 
-def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], above_zero: tuple[str, ...]) -> None:
-    """ValueError naming (as its option) the first setting of ``cfg`` outside its range in ``ranges``."""
-    for name, (low, high) in ranges.items():
-        value = getattr(cfg, name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"--{name.replace('_', '-')} must be a finite number, not {value!r}")
-        options.check_range(f"--{name.replace('_', '-')}", value, low, high, above=name in above_zero)
-
-
 def check_config(cfg: TrainConfig) -> None:
     """ValueError naming the first impossible setting (as its option) or one that would not fit in memory."""
     from .evaluate import EVAL_BYTES_PER_GAME
@@ -195,14 +159,6 @@ def check_config(cfg: TrainConfig) -> None:
     options.check_memory("--num-envs", cfg.num_envs, options.GAME_BYTES + cfg.n_steps * ROLLOUT_BYTES_PER_STEP)
     options.check_memory("--eval-deals", cfg.eval_deals, EVAL_BYTES_PER_GAME * max(cfg.mix))
     options.check_memory("--bc-games", cfg.bc_games, options.GAME_BYTES * len(cfg.mix))
-
-
-def say(line: str) -> None:
-    """Print a progress line above the progress bar, at once (stdout may be a file)."""
-    from tqdm import tqdm
-
-    tqdm.write(line, file=sys.stdout)
-    sys.stdout.flush()
 
 
 class Trainer:
@@ -405,42 +361,6 @@ def saved_config(out: Path) -> dict | None:
     return saved
 
 
-@contextmanager
-def run_lock(out: Path):
-    """Hold ``out/.lock`` (holding our pid) while a run writes into ``out``; ValueError if a live run holds it."""
-    lock, mine = out / ".lock", out / f".lock.{os.getpid()}.tmp"
-    mine.write_text(str(os.getpid()))
-    try:
-        for _ in range(2):
-            try:
-                os.link(mine, lock)  # atomic: the lock appears with our pid in it, or not at all
-                break
-            except FileExistsError:
-                text = lock.read_text().strip() if lock.is_file() else ""
-                if text.isdigit() and pid_alive(int(text)):
-                    raise ValueError(f"{out} is in use by another wizard train (pid {text}): wait for it, or use another --out") from None
-                lock.unlink(missing_ok=True)  # left by a run that was killed
-        else:
-            raise ValueError(f"{out}: could not take the run lock {lock}")
-    finally:
-        mine.unlink(missing_ok=True)
-    try:
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, log, rounds, latest: Path) -> Trainer:
     trainer = Trainer(cfg, rules, out, quiet, log, rounds)
     start = None  # (config, weights) of the checkpoint a new run starts from
@@ -471,122 +391,3 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
     trainer.report()
     train_report.plot(trainer.curve.path, out / "curve.png")
     return trainer
-
-
-def add_number_options(parser: argparse.ArgumentParser, defaults, docs: dict[str, str], ints: tuple[str, ...],
-                       floats: tuple[str, ...]) -> None:
-    """An option ``--a-b`` for each numeric field ``a_b`` of a config dataclass, with its doc line and default."""
-    for name in ints:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
-                            default=getattr(defaults, name), help=f"{docs[name]} (default {getattr(defaults, name):,})")
-    for name in floats:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type, default=getattr(defaults, name),
-                            help=f"{docs[name]} (default {getattr(defaults, name):g})")
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``wizard train`` (the variant options are already there)."""
-    d, docs = TrainConfig(), {k: v.replace("%", "%%") for k, v in field_docs(TrainConfig).items()}
-    parser.add_argument("--out", type=options.path_type, default="runs/train", help="output folder (default runs/train)")
-    parser.add_argument("--resume", action="store_true", help="continue from --out/checkpoints/latest.npz")
-    parser.add_argument("--init-from", default="", metavar="CHECKPOINT",
-                        help="a new run that starts from this checkpoint's weights (same --hidden and advice) instead of "
-                        "the warm start, e.g. --learn both after a --learn bid run")
-    parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
-                        help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
-    add_number_options(parser, d, docs, ("timesteps", "seed", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_every",
-                                         "eval_deals", "checkpoint_every", "snapshot_every", "snapshots", "bc_games",
-                                         "bc_epochs", "torch_threads"),
-                       ("max_minutes", "learning_rate", "ent_coef", "reward_scale", "bc_smoothing", "target_kl",
-                        "gae_lambda", "clip_range"))
-    parser.add_argument("--episode", choices=("round", "game"), default=d.episode,
-                        help=f"{docs['episode']} (default {d.episode})")
-    parser.add_argument("--no-advice", dest="advice", action="store_false",
-                        help="the policy reads only the observation, not RuleAgent's choice as well")
-    parser.add_argument("--mix", default=",".join(map(str, d.mix)),
-                        help=f"{docs['mix']} (default %(default)s); --players sets the count of the learning-curve evaluations")
-    parser.add_argument("--pool", default=",".join(f"{k}={v}" for k, v in d.pool.items()),
-                        help=f"{docs['pool']} (default %(default)s)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
-    rllib = parser.add_argument_group("backend", "--backend rllib: multi-agent self-play PPO on Ray RLlib (the rllib extra; "
-                                      "it reads --timesteps, --max-minutes, --seed, --learning-rate, --ent-coef, --clip-range, "
-                                      "--gae-lambda, --reward-scale, --batch-size, --n-epochs, --checkpoint-every, "
-                                      "--torch-threads and the options below)")
-    rllib.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
-                       help="sb3: MaskablePPO against the opponent pool (default); rllib: self-play on Ray RLlib")
-    rllib.add_argument("--address", default="", metavar="HOST:PORT",
-                       help="rllib: join the Ray cluster at this address (or auto); default: start a local Ray instance")
-    rllib.add_argument("--num-env-runners", type=options.int_type, default=1, metavar="N",
-                       help="rllib: Ray actors playing games, one CPU each (0: the driver plays them; default 1)")
-    rllib.add_argument("--envs-per-runner", type=options.int_type, default=4, metavar="N",
-                       help="rllib: games each env runner steps together (default 4)")
-    rllib.add_argument("--iteration-steps", type=options.int_type, default=8000, metavar="N",
-                       help="rllib: decisions sampled per PPO iteration (default 8,000)")
-
-
-def parse_pool(text: str) -> dict[str, float]:
-    """``rule=0.7,self=0.2,random=0.1`` as a dict; ValueError if malformed."""
-    pool = {}
-    for part in text.split(","):
-        name, sep, weight = part.partition("=")
-        try:
-            value = options.float_type(weight)
-        except argparse.ArgumentTypeError:
-            raise ValueError(f"--pool {text!r}: expected name=weight pairs of finite numbers such as rule=0.7,self=0.2,random=0.1") from None
-        if not sep:
-            raise ValueError(f"--pool {text!r}: expected name=weight pairs such as rule=0.7,self=0.2,random=0.1")
-        if name.strip() in pool:
-            raise ValueError(f"--pool {text!r}: {name.strip()!r} is given twice")
-        pool[name.strip()] = value
-    return pool
-
-
-def parse_mix(text: str) -> list[int]:
-    """``3,4,5,6`` as a sorted list of distinct player counts; ValueError if malformed."""
-    from wizard_env.mixed_vec_env import check_players
-
-    try:
-        counts = [int(part) for part in text.split(",")]
-    except ValueError:
-        raise ValueError(f"--mix {text!r}: expected player counts such as 3,4,5,6") from None
-    try:
-        return list(check_players(counts))
-    except ValueError as e:
-        raise ValueError(f"--mix {text!r}: {e}") from None
-
-
-def run(args: argparse.Namespace) -> int:
-    """``wizard train``."""
-    from wizard_env.cli import make_rules, parse_rounds
-
-    if args.backend == "rllib":
-        from . import rllib_train
-
-        parser = argparse.ArgumentParser()
-        add_arguments(parser)
-        return rllib_train.run(args, vars(parser.parse_args([])))
-    for name, default in (("address", ""), ("num_env_runners", 1), ("envs_per_runner", 4), ("iteration_steps", 8000)):
-        if getattr(args, name, default) != default:
-            raise ValueError(f"--{name.replace('_', '-')} applies to --backend rllib only")
-
-    # the train extra includes the eval extra: the evaluations during training are rated and plotted
-    for package in ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "openskill", "matplotlib"):
-        try:
-            __import__(package)
-        except ImportError:
-            raise ValueError(
-                f"wizard train needs {package}, from the train extras: pip install -c constraints.txt -e '.[train]'"
-            ) from None
-
-    rules = make_rules(args)
-    fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    values = {k: v for k, v in vars(args).items() if k in fields and k not in ("pool", "hidden", "activation", "mix")}
-    cfg = TrainConfig(**values, pool=parse_pool(args.pool), mix=parse_mix(args.mix))
-    out = Path(args.out)
-    saved = saved_config(out) if args.resume else None
-    if saved is not None:  # a resumed run keeps its network (check_config checks what config.json says)
-        train = saved["train"]
-        cfg.hidden, cfg.activation, cfg.advice = train.get("hidden"), train.get("activation"), train.get("advice", False)
-    trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
-    print(train_report.summary(trainer))
-    return 0

@@ -6,7 +6,7 @@ import csv
 import io
 from pathlib import Path
 
-from wizard_env.files import write_atomic
+from wizard_env.util.files import write_atomic
 
 from .eval_report import _dump_json, format_markdown, new_figure
 from .evaluate import EvalResult

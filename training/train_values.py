@@ -1,7 +1,5 @@
-"""``wizard train-values``: learn bids and card play from rollout values, one policy-improvement step per iteration.
-
-    wizard train-values --out runs/values --seed 0       # the default run: 3-6 players, about 15 minutes
-    wizard train-values --out runs/values --resume       # continue: finished data chunks and iterations are kept
+"""Learning bids and card play from rollout values, one policy-improvement step per iteration (``wizard train-values``,
+``wizard_env.cli.train_values``).
 
 Each iteration has three parts, all in ``--out``:
 
@@ -24,7 +22,6 @@ fictitious play, which kept the improvement steps from undoing each other (model
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
 import json
@@ -37,22 +34,15 @@ import numpy as np
 
 from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, phase_bonus, save_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.actions import NUM_ACTIONS
-from wizard_env import options
-from wizard_env.files import remove_temps, write_atomic
-from wizard_env.observation import OBS_SIZE, OBS_VERSION
-from wizard_env.rules import Rules
+from wizard_env.engine.actions import NUM_ACTIONS
+from wizard_env.util import options
+from wizard_env.util.files import remove_temps, write_atomic
+from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
+from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
 from . import train_report
-from .train import add_number_options, check_ranges, field_docs, parse_mix, rules_json, run_lock
-
-HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal)"
-DESCRIPTION = (
-    "Iterations of: play games, try every legal action of sampled decisions on copies of the deal with the round "
-    "played out, fit a network to those values, evaluate against RuleAgent. Writes data chunks, checkpoints, "
-    "config.json and a learning curve (curve.csv, curve.png) into --out."
-)
+from .common import check_ranges, rules_json, run_lock
 
 
 @dataclass
@@ -311,48 +301,3 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
         trainer.run()
         train_report.plot(trainer.curve.path, out / "curve.png", "decisions with rollout values")
     return trainer
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``wizard train-values`` (the variant options are already there)."""
-    d, docs = ValuesConfig(), {k: v.replace("%", "%%") for k, v in field_docs(ValuesConfig).items()}
-    parser.add_argument("--out", type=options.path_type, default="runs/values", help="output folder (default runs/values)")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --out (finished chunks and iterations are kept)")
-    parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
-                        help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
-    add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
-                                         "eval_deals", "torch_threads"), ("share", "margin", "learning_rate"))
-    parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
-                        help=f"{docs['play_margin']}")
-    parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
-    parser.add_argument("--features", action="store_true", help=docs["features"])
-    parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
-    parser.add_argument("--mix", default=",".join(map(str, d.mix)),
-                        help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
-
-
-def run(args: argparse.Namespace) -> int:
-    """``wizard train-values``."""
-    from wizard_env.cli import make_rules, parse_rounds
-
-    for package in ("torch", "openskill", "matplotlib"):  # the fit, then the rated evaluations and the curve's plot
-        try:
-            __import__(package)
-        except ImportError:
-            raise ValueError(f"wizard train-values needs {package}, from the train extras: "
-                             "pip install -c constraints.txt -e '.[train]'") from None
-    import torch
-    try:
-        hidden = [options.int_type(h) for h in args.hidden.split(",")]
-    except argparse.ArgumentTypeError:
-        raise ValueError(f"--hidden {options.short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
-    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix"}
-    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=parse_mix(args.mix))
-    check_config(cfg)  # before torch is given --torch-threads
-    torch.set_num_threads(cfg.torch_threads)
-    trainer = run_training(cfg, make_rules(args), args.out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
-    rules = ",".join(["rule"] * (trainer.rules.num_players - 1))
-    print(f"wrote {trainer.out}/checkpoints/latest.npz; evaluate it with: "
-          f"wizard eval --agents ppo:{trainer.out}/checkpoints/latest.npz,{rules} --games 2000")
-    return 0

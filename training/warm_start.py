@@ -18,9 +18,9 @@ import torch
 from wizard_env.agents.base import Agent
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.actions import Phase
-from wizard_env.batch import WizardBatch
-from wizard_env.rules import Rules
+from wizard_env.engine.actions import Phase
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.rules import Rules
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """wizard_env: the card game Wizard as a reinforcement-learning environment.
 
-``wizard_env.env(...)`` makes the PettingZoo AEC environment (documented in ``wizard_env.environment``);
+``wizard_env.env(...)`` makes the PettingZoo AEC environment (documented in ``wizard_env.envs.aec``);
 ``WizardBatch`` steps many games at once as numpy arrays and ``WizardGame`` is one of them (the rules
 engine, with ``Rules``); ``decode`` reads an observation vector. For stable-baselines3,
 ``WizardVecEnv`` (many games, one learner seat each) and ``WizardSingleAgentEnv`` (one game) give a
@@ -14,10 +14,11 @@ registered by importing this package.
 import importlib.util as _importlib_util
 import sys as _sys
 
-from . import compile_cache as _compile_cache  # noqa: F401  (first: before any compiled function is declared)
-from .batch import WizardBatch
-from .cards import card_name, parse_card
-from .game import (
+from wizard_env import _moved
+from wizard_env.engine import compile_cache as _compile_cache  # noqa: F401  (first: before any compiled function is declared)
+from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.cards import card_name, parse_card
+from wizard_env.engine.game import (
     BID_OFFSET,
     CARD_OFFSET,
     NUM_ACTIONS,
@@ -27,8 +28,8 @@ from .game import (
     WizardGame,
     action_name,
 )
-from .observation import OBS_SIZE, decode, observe
-from .rules import Rules
+from wizard_env.engine.observation import OBS_SIZE, decode, observe
+from wizard_env.engine.rules import Rules
 
 __all__ = [
     "BID_OFFSET",
@@ -61,7 +62,7 @@ def _register_gymnasium_id() -> None:
     from gymnasium.envs.registration import register
 
     # A string entry point: gymnasium imports the env module only when the id is made.
-    register(id=GYMNASIUM_ID, entry_point="wizard_env.single_agent:WizardSingleAgentEnv")
+    register(id=GYMNASIUM_ID, entry_point="wizard_env.envs.single_agent:WizardSingleAgentEnv")
 
 
 class _RegisterWhenGymnasiumLoads:
@@ -84,12 +85,15 @@ class _RegisterWhenGymnasiumLoads:
         return spec
 
 
+# the flat layout's module paths (wizard_env.rules, wizard_env.environment, ...), for one more release
+_sys.meta_path.append(_moved.MovedModuleFinder())
+
 if "gymnasium" in _sys.modules:
     _register_gymnasium_id()
 else:
     _sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
 
-_LAZY = {"env": "environment", "raw_env": "environment", "WizardSingleAgentEnv": "single_agent", "WizardVecEnv": "vec_env"}
+_LAZY = {"env": "envs.aec", "raw_env": "envs.aec", "WizardSingleAgentEnv": "envs.single_agent", "WizardVecEnv": "envs.vec_env"}
 
 
 def __getattr__(name: str):

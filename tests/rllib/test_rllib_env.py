@@ -1,4 +1,4 @@
-"""wizard_env.rllib: the AEC env as an RLlib MultiAgentEnv (RLlib's own checker, rewards, masks, illegal actions)."""
+"""wizard_env.integrations.rllib: the AEC env as an RLlib MultiAgentEnv (RLlib's own checker, rewards, masks, illegal actions)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-from wizard_env.environment import illegal_action_penalty
-from wizard_env.rllib import MASK_KEY, OBS_KEY, WizardMultiAgentEnv
+from wizard_env.envs.aec import illegal_action_penalty
+from wizard_env.integrations.rllib import MASK_KEY, OBS_KEY, WizardMultiAgentEnv
 
 
 def play_masked_game(env: WizardMultiAgentEnv, seed: int) -> tuple[dict[str, float], dict, dict]:

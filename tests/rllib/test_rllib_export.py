@@ -12,10 +12,10 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 
 from wizard_env.agents.ppo_agent import PPOAgent
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.game import WizardGame
-from wizard_env.observation import observe
-from wizard_env.rllib import WizardMultiAgentEnv
-from wizard_env.rules import Rules
+from wizard_env.engine.game import WizardGame
+from wizard_env.engine.observation import observe
+from wizard_env.integrations.rllib import WizardMultiAgentEnv
+from wizard_env.engine.rules import Rules
 from wizard_env.training.rllib_export import module_weights
 from wizard_env.training.rllib_train import RLlibConfig, export_config
 

@@ -18,8 +18,8 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.cli import main
-from wizard_env.rules import Rules
+from wizard_env.cli.main import main
+from wizard_env.engine.rules import Rules
 from wizard_env.training.evaluate import evaluate
 from wizard_env.training.rllib_train import POLICY_ID
 

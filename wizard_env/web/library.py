@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..replay import ReplayError, file_lines, parse_line, replay_game, replay_lines
+from wizard_env.engine.replay import ReplayError, file_lines, parse_line, replay_game, replay_lines
 from .tables import RequestError
 
 #: The largest upload the viewer reads (a replay of 100 standard games with legal choices is about 5 MiB).

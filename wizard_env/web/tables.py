@@ -23,13 +23,18 @@ from typing import Any, Sequence
 from wizard_env.agents.base import Agent
 from wizard_env.agents.registry import make_agent, parse_spec
 
-from ..batch import MAX_GAME_SEED, check_seed
-from ..cards import NO_CARD, SUITS, card_name, hand_names
-from ..cli import HUMAN, SUIT_WORDS, derive_seeds, parse_rounds
-from ..game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, Phase, WizardGame
-from ..observation import is_foresight_round
-from ..replay import game_record, write_replays
-from ..rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_env.engine.batch import MAX_GAME_SEED
+
+from wizard_env.util.checks import check_seed
+from wizard_env.engine.cards import NO_CARD, SUITS, card_name, hand_names
+from wizard_env.engine.replay import HUMAN
+from wizard_env.engine.cards import SUIT_WORDS
+from wizard_env.engine.simulate import derive_seeds
+from wizard_env.engine.rules import parse_rounds
+from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, Phase, WizardGame
+from wizard_env.engine.observation import is_foresight_round
+from wizard_env.engine.replay import game_record, write_replays
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 #: Agents the play page offers for the other seats (any registry spec is accepted through the API).
 OFFERED_AGENTS = ("rule", "ppo", "random", "pimc")

@@ -1,0 +1,198 @@
+"""The package's layers: an import-graph walk of wizard_env/, agents/ and training/ (docs/architecture.md).
+
+Every import counts, at the top of a module or inside a function, except those under ``if TYPE_CHECKING:``.
+The walk finds no cycle, no import of a higher layer, no RL library in the engine, and no file past 450 lines
+(past 400 only with a reason in its docstring). The old flat module paths still import, with a warning.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Where each installed package's files are in the repository.
+SOURCES = {"wizard_env": ROOT / "wizard_env", "wizard_env.agents": ROOT / "agents", "wizard_env.training": ROOT / "training"}
+#: The layers from the bottom up: a module may import its own layer and those before it.
+LAYERS = ("util", "engine", "render", "agents", "envs", "integrations", "training", "tools", "web", "cli")
+#: The public face of the package, above every layer: ``import wizard_env``, ``wizard_v1``, ``python -m wizard_env``.
+TOP = len(LAYERS)
+#: What the engine and the helpers below it may import from outside the standard library.
+ENGINE_THIRD_PARTY = {"numpy", "numba"}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the installed package, by its dotted name."""
+    found = {}
+    for package, folder in SOURCES.items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = path.relative_to(folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join((package, *parts))] = path
+    return found
+
+
+MODULES = modules()
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imported(name: str, path: Path) -> set[str]:
+    """The modules ``name`` imports: project modules by their dotted name, others by their top-level package."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package
+                for _ in range(node.level - 1):
+                    anchor = anchor.rpartition(".")[0]
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:  # `from package import module` imports the module
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(), str(path)))
+    return {m if m in MODULES or m.startswith("wizard_env") else m.split(".")[0] for m in found}
+
+
+GRAPH = {name: {m for m in imported(name, path) if m in MODULES} for name, path in MODULES.items()}
+
+
+def layer(name: str) -> int:
+    """The layer of a module: ``LAYERS``' index, or ``TOP`` for the package's own top-level modules."""
+    parts = name.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 2 or (len(parts) == 2 and parts[1] in LAYERS) else TOP
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module, or of one that imports itself (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                connect(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return found
+
+
+def test_the_walk_sees_the_whole_package():
+    assert {"wizard_env.engine.batch", "wizard_env.agents.rule_agent", "wizard_env.training.train",
+            "wizard_env.envs.aec", "wizard_env.cli.main"} <= set(MODULES)
+    assert "wizard_env.engine.game" in GRAPH["wizard_env.envs.aec"]  # project imports are edges
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles():
+    assert cycles(GRAPH) == []
+
+
+def test_every_import_points_down_the_layers():
+    upward = [f"{name} ({LAYERS[layer(name)] if layer(name) < TOP else 'top'}) imports {other} "
+              f"({LAYERS[layer(other)] if layer(other) < TOP else 'top'})"
+              for name, imports in GRAPH.items() for other in sorted(imports) if layer(other) > layer(name)]
+    assert upward == []
+
+
+def test_every_module_belongs_to_a_layer_or_is_the_public_face():
+    top = sorted(name for name in MODULES if layer(name) == TOP)
+    assert top == ["wizard_env", "wizard_env.__main__", "wizard_env._moved", "wizard_env.wizard_v1"]
+
+
+@pytest.mark.parametrize("layer_name", ["util", "engine"])
+def test_the_engine_imports_no_rl_library(layer_name: str):
+    outside = {name: sorted(m for m in imported(name, MODULES[name]) if not m.startswith("wizard_env")
+                            and m not in sys.stdlib_module_names and m not in ENGINE_THIRD_PARTY)
+               for name in MODULES if name.split(".")[1:2] == [layer_name]}
+    assert {name: found for name, found in outside.items() if found} == {}
+
+
+def test_no_file_past_450_lines_and_past_400_only_with_a_reason():
+    lines = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
+    assert {name: n for name, n in lines.items() if n > 450} == {}
+    unexplained = [name for name, n in lines.items()
+                   if n > 400 and "400 lines" not in (ast.get_docstring(ast.parse(MODULES[name].read_text())) or "")]
+    assert unexplained == []
+
+
+OLD_PATHS = {  # a flat-layout path named in the README or docs, and a name users read from it
+    "wizard_env.rules": "Rules", "wizard_env.environment": "illegal_action_penalty", "wizard_env.batch": "WizardBatch",
+    "wizard_env.observation": "version_columns", "wizard_env.determinize": "determinize",
+    "wizard_env.adapters": "turn_transitions", "wizard_env.vec_env": "WizardVecEnv", "wizard_env.game": "WizardGame",
+    "wizard_env.cards": "card_name", "wizard_env.simulate": "play_game", "wizard_env.replay": "parse_line",
+    "wizard_env.bench": "vec_env_rates", "wizard_env.kernels": "step_observe", "wizard_env.options": "check_seed",
+}
+
+
+@pytest.mark.parametrize("old", sorted(OLD_PATHS))
+def test_an_old_module_path_still_imports_and_warns_naming_the_new_one(old: str):
+    from wizard_env import _moved
+
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: import {_moved.MOVED[old][0]} instead"):
+        module = __import__(old, fromlist=["_"])
+    holders = [getattr(__import__(new, fromlist=["_"]), OLD_PATHS[old], None) for new in _moved.MOVED[old]]
+    assert getattr(module, OLD_PATHS[old]) is next(value for value in holders if value is not None)
+    with pytest.raises(AttributeError, match=_moved.MOVED[old][0]):
+        module.no_such_name  # noqa: B018
+
+
+def test_the_old_paths_lead_to_modules_that_exist():
+    from wizard_env import _moved
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        missing = [new for targets in _moved.MOVED.values() for new in targets if new not in MODULES]
+    assert missing == []
+    assert not set(_moved.MOVED) & set(MODULES)  # an old path that is a real module again would never warn
+
+
+def test_python_m_an_old_path_runs_the_new_module_with_a_warning():
+    done = subprocess.run([sys.executable, "-W", "default", "-m", "wizard_env.layout"], capture_output=True, text=True,
+                          check=True)
+    new = subprocess.run([sys.executable, "-m", "wizard_env.engine.layout"], capture_output=True, text=True, check=True)
+    assert done.stdout == new.stdout and "OBS_SIZE" in done.stdout
+    assert "python -m wizard_env.layout is deprecated: run python -m wizard_env.engine.layout" in done.stderr

@@ -1,0 +1,74 @@
+"""What every trainer shares (``train``, ``rllib_train``, ``train_values``): the lock a run holds on its folder,
+the rules as a run's config.json stores them, the range check of numeric settings and the progress lines.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from wizard_env.engine.rules import Rules
+from wizard_env.util import options
+
+
+def rules_json(rules: Rules) -> dict[str, Any]:
+    """The rules as JSON, enough to rebuild them with ``Rules.make``."""
+    return {"num_players": rules.num_players, "rounds": list(rules.hand_sizes), "bidding": rules.bidding.value,
+            "bid_total_rule": rules.bid_total_rule, "foresight": rules.foresight}
+
+
+def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], above_zero: tuple[str, ...]) -> None:
+    """ValueError naming (as its option) the first setting of ``cfg`` outside its range in ``ranges``."""
+    for name, (low, high) in ranges.items():
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"--{name.replace('_', '-')} must be a finite number, not {value!r}")
+        options.check_range(f"--{name.replace('_', '-')}", value, low, high, above=name in above_zero)
+
+
+def say(line: str) -> None:
+    """Print a progress line above the progress bar, at once (stdout may be a file)."""
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stdout)
+    sys.stdout.flush()
+
+
+@contextmanager
+def run_lock(out: Path):
+    """Hold ``out/.lock`` (holding our pid) while a run writes into ``out``; ValueError if a live run holds it."""
+    lock, mine = out / ".lock", out / f".lock.{os.getpid()}.tmp"
+    mine.write_text(str(os.getpid()))
+    try:
+        for _ in range(2):
+            try:
+                os.link(mine, lock)  # atomic: the lock appears with our pid in it, or not at all
+                break
+            except FileExistsError:
+                text = lock.read_text().strip() if lock.is_file() else ""
+                if text.isdigit() and pid_alive(int(text)):
+                    raise ValueError(f"{out} is in use by another wizard train (pid {text}): wait for it, or use another --out") from None
+                lock.unlink(missing_ok=True)  # left by a run that was killed
+        else:
+            raise ValueError(f"{out}: could not take the run lock {lock}")
+    finally:
+        mine.unlink(missing_ok=True)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,1 @@
+"""The ``wizard`` command: ``main`` (the entry point), ``common`` (what several commands share) and one module per subcommand."""

@@ -1,0 +1,136 @@
+"""What several ``wizard`` commands share: the parser that reports one error line, the variant options, the rules
+they make, agent lists, the options generated from a config dataclass, and the exit statuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import re
+import signal
+
+from wizard_env.agents.registry import parse_spec
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, parse_rounds
+from wizard_env.util import options
+
+#: Exit status after one ``wizard: error: ...`` line.
+USAGE_ERROR = 2
+#: Exit status of a ``play`` game given up (input ended or ``quit``), and of output whose reader stopped early.
+ABANDONED = 1
+#: Exit status after SIGTERM.
+TERMINATED = 128 + signal.SIGTERM
+
+
+class UsageError(Exception):
+    """A command line argparse rejects (reported as one ``wizard: error:`` line)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that files being written are dropped as after Ctrl-C."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises ``UsageError`` instead of printing the usage and exiting."""
+
+    def error(self, message: str):
+        """Raise instead of printing the usage and exiting, so main reports one line."""
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# -- the game variant ----------------------------------------------------------------------------
+
+
+def variant_options() -> Parser:
+    """A parent parser with the options of the game variant (players, rounds, bidding, bid total rule, foresight)."""
+    parent = Parser(add_help=False)
+    group = parent.add_argument_group("game variant")
+    group.add_argument("--players", type=options.int_type, default=4, metavar="N", help="3 to 6 players (default 4)")
+    group.add_argument(
+        "--rounds", default="standard", metavar="R",
+        help="standard (1..60/N cards), amigo (tournament schedule), K (rounds 1..K), "
+        "or comma-separated hand sizes such as 1,3,5 ('3,' is one round of 3 cards); default standard",
+    )
+    group.add_argument("--bidding", choices=("open", "hidden", "secret"), default="open",
+                       help="open: bids seen as made; hidden: revealed together before play; secret: at round end")
+    group.add_argument("--bid-total-rule", action="store_true",
+                       help="plus/minus 1: the dealer may not make the bids add up to the tricks (open bidding)")
+    group.add_argument("--foresight", action="store_true",
+                       help="in one-card rounds you see everyone's card but your own")
+    return parent
+
+
+def make_rules(args: argparse.Namespace) -> Rules:
+    """The Rules the variant options describe (ValueError when impossible)."""
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise ValueError(f"--players {args.players}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    return Rules.make(args.players, parse_rounds(args.rounds), args.bidding, args.bid_total_rule, args.foresight)
+
+
+# -- agents --------------------------------------------------------------------------------------
+
+
+def split_specs(text: str, option: str) -> list[str]:
+    """The agent specs of a comma list, each checked; ValueError naming ``option`` and the spec at fault."""
+    specs = [s.strip() for s in text.split(",")]
+    for i, spec in enumerate(specs):
+        try:
+            parse_spec(spec)
+        except ValueError as err:
+            if i and ":" in specs[i - 1]:  # e.g. ppo:runs/a,b.npz: the comma split a checkpoint path
+                raise ValueError(f"{option}: {err}; ',' separates agents, so '{specs[i - 1]},{spec}' was read as two: "
+                                 "a checkpoint path cannot contain ',' here (rename or link the file)") from None
+            raise ValueError(f"{option}: {err}") from None
+    return specs
+
+
+def seat_specs(text: str, count: int, option: str) -> list[str]:
+    """Agent specs from a comma list: one spec for every seat, or exactly ``count`` of them."""
+    specs = split_specs(text, option)
+    if len(specs) == 1:
+        return specs * count
+    if len(specs) != count:
+        raise ValueError(f"{option} names {len(specs)} agents for {count} seats: give one name for all, or exactly {count}")
+    return specs
+
+
+# -- options of the training commands ------------------------------------------------------------
+
+
+def field_docs(cls) -> dict[str, str]:
+    """The ``#:`` comment of each field of a dataclass, by field name (``wizard train --help`` shows them)."""
+    lines = inspect.getsource(cls).splitlines()
+    return {m[1]: m[2] for m in (re.match(r"\s+(\w+):.*#:\s*(.+)$", line) for line in lines) if m}
+
+
+def add_number_options(parser: argparse.ArgumentParser, defaults, docs: dict[str, str], ints: tuple[str, ...],
+                       floats: tuple[str, ...]) -> None:
+    """An option ``--a-b`` for each numeric field ``a_b`` of a config dataclass, with its doc line and default."""
+    for name in ints:
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
+                            default=getattr(defaults, name), help=f"{docs[name]} (default {getattr(defaults, name):,})")
+    for name in floats:
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type, default=getattr(defaults, name),
+                            help=f"{docs[name]} (default {getattr(defaults, name):g})")
+
+
+def parse_mix(text: str) -> list[int]:
+    """``3,4,5,6`` as a sorted list of distinct player counts; ValueError if malformed."""
+    from wizard_env.envs.mixed_vec_env import check_players
+
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--mix {text!r}: expected player counts such as 3,4,5,6") from None
+    try:
+        return list(check_players(counts))
+    except ValueError as e:
+        raise ValueError(f"--mix {text!r}: {e}") from None
+
+
+def require_packages(packages: tuple[str, ...], command: str) -> None:
+    """ValueError naming the first of ``packages`` that cannot be imported (they are imported), from the train extras."""
+    for package in packages:
+        try:
+            __import__(package)
+        except ImportError:
+            raise ValueError(f"{command} needs {package}, from the train extras: pip install -c constraints.txt -e '.[train]'") from None

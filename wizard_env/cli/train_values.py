@@ -1,0 +1,69 @@
+"""``wizard train-values``: learn bids and card play from rollout values, one policy-improvement step per iteration.
+
+    wizard train-values --out runs/values --seed 0       # the default run: 3-6 players, about 15 minutes
+    wizard train-values --out runs/values --resume       # continue: finished data chunks and iterations are kept
+
+Each iteration plays games, tries every legal action of a share of the decisions on copies of the deal, fits a
+network to those values and evaluates the new agent against RuleAgent (``wizard_env.training.train_values``
+describes the run and what ``--out`` holds). The last agent is ``--out/checkpoints/latest.npz``, which
+``wizard eval --agents ppo:PATH`` plays. Needs the train extras.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from wizard_env.agents.ppo_agent import LEARNED_PHASES
+from wizard_env.engine.rules import parse_rounds
+from wizard_env.training.train_values import DATA, ValuesConfig, check_config, run_training
+from wizard_env.util import options
+from wizard_env.util.checks import short_repr
+
+from .common import add_number_options, field_docs, make_rules, parse_mix, require_packages
+
+HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal)"
+DESCRIPTION = (
+    "Iterations of: play games, try every legal action of sampled decisions on copies of the deal with the round "
+    "played out, fit a network to those values, evaluate against RuleAgent. Writes data chunks, checkpoints, "
+    "config.json and a learning curve (curve.csv, curve.png) into --out."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``wizard train-values`` (the variant options are already there)."""
+    d, docs = ValuesConfig(), {k: v.replace("%", "%%") for k, v in field_docs(ValuesConfig).items()}
+    parser.add_argument("--out", type=options.path_type, default="runs/values", help="output folder (default runs/values)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out (finished chunks and iterations are kept)")
+    parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
+                        help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
+    add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
+                                         "eval_deals", "torch_threads"), ("share", "margin", "learning_rate"))
+    parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
+                        help=f"{docs['play_margin']}")
+    parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
+    parser.add_argument("--features", action="store_true", help=docs["features"])
+    parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
+    parser.add_argument("--mix", default=",".join(map(str, d.mix)),
+                        help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``wizard train-values``."""
+    # the fit, then the rated evaluations and the curve's plot
+    require_packages(("torch", "openskill", "matplotlib"), "wizard train-values")
+    import torch
+    try:
+        hidden = [options.int_type(h) for h in args.hidden.split(",")]
+    except argparse.ArgumentTypeError:
+        raise ValueError(f"--hidden {short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
+    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix"}
+    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=parse_mix(args.mix))
+    check_config(cfg)  # before torch is given --torch-threads
+    torch.set_num_threads(cfg.torch_threads)
+    trainer = run_training(cfg, make_rules(args), args.out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
+    rules = ",".join(["rule"] * (trainer.rules.num_players - 1))
+    print(f"wrote {trainer.out}/checkpoints/latest.npz; evaluate it with: "
+          f"wizard eval --agents ppo:{trainer.out}/checkpoints/latest.npz,{rules} --games 2000")
+    return 0

@@ -1,0 +1,1 @@
+"""Tools over the environments: the speed benchmark against peers (``bench``)."""

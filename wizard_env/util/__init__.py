@@ -1,0 +1,1 @@
+"""Helpers every layer may use, importing nothing of the project: atomic output files, optional extras, value checks."""

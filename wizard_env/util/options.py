@@ -1,0 +1,87 @@
+"""Checks of ``wizard`` option values, in one place: each names the option and says what it must be.
+
+The ``*_type`` functions are argparse ``type=`` callables, so a malformed value is refused while the
+command line is parsed, before any work starts or any file is made. ``check_range`` and
+``check_memory`` check values whose limits depend on other options (a subcommand calls them first
+thing). Every message fits on one line: a value too long to print is described, not echoed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+
+from wizard_env.util.checks import check_seed, short_repr
+
+#: Digits an integer option may have (Python refuses to convert more than 4,300 anyway).
+MAX_DIGITS = 30
+#: Memory one batched game takes with its observation and mask buffers (measured: about 20 kB at 4 players).
+GAME_BYTES = 32 * 1024
+
+
+def _shown(text: str) -> str:
+    return short_repr(text) if len(text) <= 100 else f"a value of {len(text):,} characters"
+
+
+def int_type(text: str) -> int:
+    """An integer option (argparse ``type``): digits with an optional sign."""
+    match = re.fullmatch(rf"\s*([+-]?[0-9]{{1,{MAX_DIGITS}}})\s*", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"expected an integer, not {_shown(text)}")
+    return int(match[1])
+
+
+def float_type(text: str) -> float:
+    """A finite real-number option (argparse ``type``): NaN and infinity are refused."""
+    try:
+        value = float(text) if len(text) <= 100 else math.nan
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, not {_shown(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, not {_shown(text)}")
+    return value
+
+
+def seed_type(text: str) -> int:
+    """A seed option (argparse ``type``): an integer from 0 to 2**63 - 1."""
+    try:
+        return check_seed(int_type(text), "the seed")
+    except (argparse.ArgumentTypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2**63 - 1, not {_shown(text)}") from None
+
+
+def path_type(text: str) -> str:
+    """A file or folder option (argparse ``type``): not empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a path, not an empty string")
+    return text
+
+
+def check_range(option: str, value: float, low: float | None = None, high: float | None = None, above: bool = False) -> None:
+    """ValueError naming ``option`` unless ``low <= value <= high`` (``above``: ``low < value``; None: no bound)."""
+    if (low is not None and (value <= low if above else value < low)) or (high is not None and value > high):
+        least = f"more than {low:g}" if above else f"at least {low:g}"
+        if high is None:
+            need = least
+        elif low is None:
+            need = f"at most {high:g}"
+        else:
+            need = f"{least} and at most {high:g}"
+        raise ValueError(f"{option} must be {need}, not {short_repr(value)}")
+
+
+def check_memory(option: str, count: int, bytes_each: float) -> None:
+    """ValueError naming ``option`` when ``count`` items of about ``bytes_each`` bytes would not fit in memory."""
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no such query on this system: nothing to compare with
+        return
+    need = count * bytes_each
+    if need > have:
+        raise ValueError(f"{option} {count:,} would need about {_gib(need)} of memory; this machine has {_gib(have)}")
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:,.1f} GiB"
