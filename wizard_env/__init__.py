@@ -14,7 +14,6 @@ registered by importing this package.
 import importlib.util as _importlib_util
 import sys as _sys
 
-from wizard_env import _moved
 from wizard_env.engine import compile_cache as _compile_cache  # noqa: F401  (first: before any compiled function is declared)
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.cards import card_name, parse_card
@@ -85,8 +84,19 @@ class _RegisterWhenGymnasiumLoads:
         return spec
 
 
-# the flat layout's module paths (wizard_env.rules, wizard_env.environment, ...), for one more release
-_sys.meta_path.append(_moved.MovedModuleFinder())
+class _OldModulePaths:
+    """Finds the old flat layout's module paths (``wizard_env.rules``, ``wizard_env.environment``, ...) for one more
+    release; asked last, so only for names no module has, and loads ``_moved`` only when one is imported."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.count(".") != 1 or not name.startswith(__name__ + "."):
+            return None
+        from wizard_env._moved import MovedModuleFinder
+
+        return MovedModuleFinder().find_spec(name, path, target)
+
+
+_sys.meta_path.append(_OldModulePaths())
 
 if "gymnasium" in _sys.modules:
     _register_gymnasium_id()

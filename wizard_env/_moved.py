@@ -3,8 +3,8 @@
 ``import wizard_env.rules`` and ``from wizard_env.environment import raw_env`` still work: the old name is an
 alias that reads every attribute from the modules now holding what it held, and its first import warns once,
 naming the new path. ``python -m wizard_env.layout`` and ``python -m wizard_env.bench`` run the new modules.
-``wizard_env/__init__`` installs ``MovedModuleFinder`` last on ``sys.meta_path``, so it is asked only for names
-no real module has.
+``wizard_env/__init__`` puts a finder last on ``sys.meta_path`` that hands an unknown ``wizard_env.NAME`` to
+``MovedModuleFinder``, so this module is loaded only when an old path is imported.
 """
 
 from __future__ import annotations
