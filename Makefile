@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install -q -c constraints.txt
 
-.PHONY: demo test typecheck install install-dev install-rllib clean
+.PHONY: demo test test-core typecheck install install-dev install-rllib clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,9 +45,23 @@ typecheck: install-dev
 	ln -s $(CURDIR)/wizard_env/* $(CURDIR)/agents $(CURDIR)/training build/typecheck/wizard_env/
 	cd build/typecheck && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml -p wizard_env
 
+# The suite writes only into temporary folders: a file it writes anywhere in the tree (ignored ones such as runs/
+# included; the venvs, build/ and Python's and numba's caches aside) or a change git sees fails `make test`.
+WRITTEN = find . \( -path ./.git -o -path ./.venv -o -path ./.venv-rllib -o -path ./build -o -name __pycache__ \
+	-o -name .pytest_cache -o -name .hypothesis -o -name '*.egg-info' \) -prune -o -type f -newer build/suite-start -print
+
 test: install-dev typecheck install-rllib
+	@mkdir -p build; git status --porcelain > build/status-before; touch build/suite-start
 	$(BIN)/python -m pytest -q
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/rllib
+	@git status --porcelain | diff build/status-before - || { echo "make test: the test suite changed the working tree (above)"; exit 1; }
+	@written="$$($(WRITTEN))"; if [ -n "$$written" ]; then \
+		echo "make test: the test suite wrote into the working tree (tests write only into temporary folders):"; \
+		echo "$$written"; exit 1; fi
+
+# The core suite, quicker: no Ray venv (tests/rllib), no browser tests, no type check (about 10 minutes here).
+test-core: install-dev
+	$(BIN)/python -m pytest -q --ignore=tests/test_web_browser.py
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info

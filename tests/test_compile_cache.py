@@ -155,11 +155,12 @@ def test_a_cache_directory_of_a_process_s_own_is_removed_when_it_exits(tmp_path)
     assert made.parent == tmp_path and not made.exists()
 
 
-def test_with_numbas_compiler_off_the_engine_refuses_with_an_error_naming_the_setting(monkeypatch, capsys):
+def test_with_numbas_compiler_off_the_engine_refuses_with_an_error_naming_the_setting(monkeypatch, capsys, tmp_path):
     from wizard_env.cli import main as cli
     from wizard_env.engine.batch import WizardBatch
     from wizard_env.engine.rules import Rules
 
+    monkeypatch.chdir(tmp_path)  # eval's default output folder is relative: never the repository's runs/
     monkeypatch.setattr(kernels.config, "DISABLE_JIT", True)  # as NUMBA_DISABLE_JIT=1 sets it
     try:
         WizardBatch(Rules.make(4), 2, seed=0)
@@ -174,11 +175,11 @@ def test_with_numbas_compiler_off_the_engine_refuses_with_an_error_naming_the_se
     assert WizardBatch(Rules.make(4), 2, seed=0).legal_masks().any()
 
 
-def run_with_terminal_stderr(command: list[str], env: dict) -> tuple[subprocess.CompletedProcess, str]:
-    """Run ``command`` with stderr on a pseudo-terminal (as in an interactive shell); its result and stderr."""
+def run_with_terminal_stderr(command: list[str], env: dict, cwd: Path) -> tuple[subprocess.CompletedProcess, str]:
+    """Run ``command`` in ``cwd`` with stderr on a pseudo-terminal (as in an interactive shell); its result and stderr."""
     reader, writer = os.openpty()
     try:
-        run = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=writer, text=True, timeout=300)
+        run = subprocess.run(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=writer, text=True, timeout=300)
         os.close(writer)
         chunks = []
         while True:
@@ -199,11 +200,11 @@ def test_the_cli_says_once_on_a_terminal_that_a_first_run_compiles_and_nothing_e
 
     command = [sys.executable, "-m", "wizard_env", "eval", "--players", "3", "--agents", "random,random,random", "--games", "1"]
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "terminal")}  # an empty cache: everything compiles
-    first, first_err = run_with_terminal_stderr(command, env)
-    cached, cached_err = run_with_terminal_stderr(command, env)
+    first, first_err = run_with_terminal_stderr(command, env, tmp_path)  # eval writes runs/eval-0 in its working folder
+    cached, cached_err = run_with_terminal_stderr(command, env, tmp_path)
     assert first.returncode == cached.returncode == 0, first_err + cached_err
     assert first_err.count(COMPILE_NOTICE) == 1 and COMPILE_NOTICE not in cached_err
     assert first.stdout == cached.stdout and "random" in first.stdout
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "piped")  # compiling again, with stderr not a terminal: no notice
-    piped = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    piped = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert piped.returncode == 0 and piped.stderr == "" and piped.stdout == first.stdout

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import os
+import re
+import sys
+import tomllib
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def test_there_are_notebooks():
@@ -28,3 +34,42 @@ def test_notebook_runs_twice_and_leaves_nothing_in_its_folder(path: Path, tmp_pa
         last = [o for o in notebook.cells[-1].get("outputs", []) if o.output_type == "stream"]
         assert last and "done" in last[-1]["text"]
     assert not list(tmp_path.iterdir())  # runs go to temporary folders, not beside the notebook
+
+
+def _extra_closure(extra: str, extras: dict[str, list[str]], seen: set[str] | None = None) -> set[str]:
+    """The distributions an extra installs, following ``wizard-env[...]`` references to other extras."""
+    seen = set() if seen is None else seen
+    found: set[str] = set()
+    for requirement in extras[extra]:
+        name = re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+        if name == "wizard-env":
+            for inner in re.search(r"\[(.*)\]", requirement)[1].split(","):
+                if inner.strip() not in seen:
+                    seen.add(inner.strip())
+                    found |= _extra_closure(inner.strip(), extras, seen)
+        else:
+            found.add(name)
+    return found
+
+
+def test_the_notebooks_extra_installs_what_the_notebooks_import_and_the_runner_the_readme_names():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    installed = {re.split(r"[\[<>=!~; ]", r, maxsplit=1)[0].lower() for r in project["dependencies"]}
+    installed |= _extra_closure("notebooks", project["optional-dependencies"])
+    assert {"jupyterlab", "nbconvert"} <= installed
+    assert "pip install -c constraints.txt -e '.[notebooks]'" in (ROOT / "README.md").read_text()
+    distributions = importlib.metadata.packages_distributions()
+    imported = set()
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                for node in ast.walk(ast.parse(cell.source)):
+                    if isinstance(node, ast.Import):
+                        imported |= {alias.name.split(".")[0] for alias in node.names}
+                    elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                        imported.add(node.module.split(".")[0])
+    third_party = {name for name in imported if name not in sys.stdlib_module_names and name != "wizard_env"}
+    assert {"matplotlib", "pyspiel"} <= third_party  # what the walk must see
+    missing = {name: distributions.get(name) for name in third_party
+               if not {d.lower().replace("_", "-") for d in distributions.get(name, [])} & installed}
+    assert missing == {}
