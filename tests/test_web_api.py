@@ -162,7 +162,7 @@ def test_a_move_after_the_game_is_over_is_refused(server):
     ({"foresight": "yes"}, "foresight: expected true or false"),
     ({"seat": 4}, "seats 0 to 3"),
     ({"opponents": ["rule", "rule"]}, "3 other seats need one agent each"),
-    ({"opponents": ["nobody"]}, "unknown agent 'nobody'"),
+    ({"opponents": ["nobody"]}, "opponents[0]: not an agent this table offers"),
     ({"opponents": ["ppo:/etc/passwd"]}, "opponents"),
     ({"seed": -1}, "seed must be an integer"),
     ({"colour": "red"}, "unknown field 'colour'"),
@@ -282,10 +282,10 @@ def test_every_offered_agent_plays_at_the_table(server):
     base, folder = server
     status, config = request(base, "GET", "/api/config")
     assert config["agents"] == ["rule", "ppo", "random", "pimc"]
-    settings = {"players": 5, "rounds": "2", "seat": 2, "seed": 17, "opponents": ["rule", "ppo", "random", "pimc:samples=2"]}
+    settings = {"players": 5, "rounds": "2", "seat": 2, "seed": 17, "opponents": ["rule", "ppo", "random", "pimc"]}
     view = play_out(base, settings, np.random.default_rng(5))
     (record,) = read_replays(folder / view["replay"])
-    assert record["seats"] == ["rule", "ppo", "human", "random", "pimc:samples=2"]
+    assert record["seats"] == ["rule", "ppo", "human", "random", "pimc"]
     assert replay_game(record).totals.tolist() == record["final_totals"]
 
 

@@ -2,6 +2,13 @@
 
     wizard serve --replays replays                # http://127.0.0.1:8000/ until Ctrl-C
     wizard serve --port 0 --players 5 --rounds 5  # a free port; the play page offers 5 players and 5 rounds
+    wizard serve --opponents rule,ppo,pimc:samples=64 --move-seconds 60   # the agents clients may choose
+
+Clients choose their opponents from the --opponents list only (by name or index): agent specs, with their
+checkpoint paths and search budgets, are the operator's. A request spends at most --move-seconds on the
+agents' moves (then a 504 that keeps the moves made), and Ctrl-C stops the server within seconds whatever
+the agents are computing: their threads are daemons, waiting requests are answered at once, and uvicorn's
+graceful shutdown is bounded by SHUTDOWN_SECONDS.
 
 This module is imported to build the ``wizard`` parser, so it imports no web package itself: the app
 (``wizard_env.web.app``, needing the ``web`` extra) is loaded when the command runs.
@@ -19,8 +26,9 @@ from typing import Any
 from wizard_env.util import options
 from wizard_env.util.extras import require_extra
 from wizard_env.util.files import check_writable
+from wizard_env.web.limits import DEFAULT_OPPONENTS, MOVE_SECONDS  # no web framework: the app is loaded by run()
 
-from .common import Terminated, make_rules
+from .common import Terminated, make_rules, split_specs
 
 HELP = "a local web page to watch replays and play against the agents"
 DESCRIPTION = (
@@ -32,6 +40,10 @@ DESCRIPTION = (
 WEB_PACKAGES = ("starlette", "uvicorn")
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+#: Seconds uvicorn waits for open requests after Ctrl-C before it cancels them.
+SHUTDOWN_SECONDS = 3
+#: The longest --move-seconds (an hour).
+MAX_MOVE_SECONDS = 3600.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +54,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
     parser.add_argument("--replays", type=options.path_type, default="replays", metavar="DIR",
                         help="folder the viewer lists and the play page saves finished games in (default ./replays)")
+    parser.add_argument("--opponents", default=",".join(DEFAULT_OPPONENTS), metavar="SPECS",
+                        help="the agents clients may choose for the other seats, comma-separated, by name or index "
+                             f"(default {','.join(DEFAULT_OPPONENTS)}; pimc is 16 samples); clients never send a spec")
+    parser.add_argument("--move-seconds", type=options.float_type, default=MOVE_SECONDS, metavar="S",
+                        help=f"the time a request may spend on the agents' moves, then a 504 that keeps the moves made "
+                             f"(default {MOVE_SECONDS:g})")
 
 
 def is_loopback(host: str) -> bool:
@@ -83,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
     require_extra("web", WEB_PACKAGES, "wizard serve")
 
     make_rules(args)  # the defaults the play page offers must make a game
+    options.check_range("--move-seconds", args.move_seconds, 0, MAX_MOVE_SECONDS, above=True)
+    offered = split_specs(args.opponents, "--opponents")
     check_writable(args.replays, folder=True)
     sock = bind(args.host, args.port)
     import uvicorn
@@ -90,7 +110,12 @@ def run(args: argparse.Namespace) -> int:
     from wizard_env.web.app import LOOPBACK_HOSTS, create_app
 
     loopback = is_loopback(args.host)
-    app = create_app(args.replays, play_defaults(args), hosts=LOOPBACK_HOSTS if loopback else None)
+    try:
+        app = create_app(args.replays, play_defaults(args), hosts=LOOPBACK_HOSTS if loopback else None,
+                         offered=offered, move_seconds=args.move_seconds)
+    except ValueError as err:
+        sock.close()
+        raise ValueError(f"--opponents: {err}") from None
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"Wizard table: http://{shown}:{port}/ (play)  http://{shown}:{port}/viewer (replays in {args.replays}); Ctrl-C stops")
@@ -107,16 +132,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(uvicorn: Any, app: Any, sock: socket.socket) -> int | None:
-    """Serve on ``sock`` until a signal stops the server (uvicorn shuts down gracefully); return that signal."""
+    """Serve on ``sock`` until a signal stops the server (requests waiting on agents are answered at once, and
+    uvicorn's graceful shutdown is bounded); return that signal."""
     stopped_by: list[int] = []
 
     class Server(uvicorn.Server):  # uvicorn is imported only when the command runs
         def handle_exit(self, sig: int, frame: Any) -> None:
             stopped_by.append(sig)
+            app.state.stop()
             super().handle_exit(sig, frame)
 
     try:
-        Server(uvicorn.Config(app, log_level="warning", lifespan="off")).run(sockets=[sock])
+        Server(uvicorn.Config(app, log_level="warning", lifespan="off",
+                              timeout_graceful_shutdown=SHUTDOWN_SECONDS)).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn raises the signal again once shut down; whether it surfaces is a race
         pass
     return stopped_by[0] if stopped_by else None

@@ -33,8 +33,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
-from wizard_env.util.checks import check_seed
-from wizard_env.util.files import AtomicWriter
+from wizard_env.util.checks import JSONIntegerError, check_seed, json_loads
+from wizard_env.util.files import AtomicWriter, file_kind
 
 from .cards import DECK_COUNTS, SUITS, WIZARD_NAME, card_name, parse_card
 from .game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, WizardGame
@@ -289,8 +289,7 @@ def _open_replay(path: str | os.PathLike) -> BinaryIO:
     mode = os.fstat(fd).st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         os.close(fd)
-        kind = "a folder" if stat.S_ISDIR(mode) else "a device or socket"
-        raise ReplayError(f"{os.fspath(path)}: is {kind}, not a replay file")
+        raise ReplayError(f"{os.fspath(path)}: is {file_kind(mode)}, not a replay file")
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 
@@ -324,7 +323,9 @@ def parse_line(path: str | os.PathLike, lineno: int, raw: bytes) -> dict:
     except UnicodeDecodeError:
         raise ReplayError(f"{where}: not UTF-8 text: not a Wizard replay file") from None
     try:
-        record = json.loads(text)
+        record = json_loads(text)
+    except JSONIntegerError as err:
+        raise ReplayError(f"{where}: {err}") from None
     except json.JSONDecodeError as err:
         hint = " (the line is cut short)" if not raw.endswith(b"\n") else ""
         raise ReplayError(f"{where}: not valid JSON{hint}: {err.msg} at column {err.colno}") from None

@@ -1,6 +1,9 @@
-"""Checks of argument values that every layer makes: seeds, and values shown in error messages."""
+"""Checks of argument values that every layer makes: seeds, values shown in error messages, JSON from outside."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 import numpy as np
 
@@ -20,3 +23,47 @@ def short_repr(value: object, limit: int = 40) -> str:
         return f"an integer of about {int(abs(int(value)).bit_length() * 0.30103) + 1} digits"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: The most digits a JSON integer read from outside may have (a seed has 19): Python refuses past 4,300 with no field named.
+MAX_JSON_DIGITS = 40
+
+
+class JSONIntegerError(ValueError):
+    """A JSON text holds an integer with more than ``MAX_JSON_DIGITS`` digits; the message names its field."""
+
+
+def json_loads(text: str | bytes, max_digits: int = MAX_JSON_DIGITS) -> Any:
+    """``json.loads``, refusing an integer past ``max_digits`` digits with JSONIntegerError naming its field
+    (``seed``, ``rounds[0].bids[1].bid``); json.JSONDecodeError and RecursionError as ``json.loads``."""
+    oversized: list[str] = []
+
+    def parse_int(digits: str) -> Any:
+        if len(digits.lstrip("-")) <= max_digits:
+            return int(digits)
+        oversized.append(digits)
+        return _Oversized(digits)
+
+    value = json.loads(text, parse_int=parse_int)
+    if oversized:
+        path, digits = _find_oversized(value)
+        raise JSONIntegerError(f"{path[:100]}: an integer of {len(digits.lstrip('-')):,} digits; at most {max_digits} are read")
+    return value
+
+
+class _Oversized(str):
+    """An integer's digits standing in for it while the field that holds it is found."""
+
+
+def _find_oversized(value: Any) -> tuple[str, str]:
+    """(the path of the first oversized integer in a parsed JSON value, its digits), searched without recursion."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, _Oversized):
+            return path or "the value", str(item)
+        if isinstance(item, dict):
+            stack.extend((f"{path}.{key}" if path else str(key), v) for key, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{k}]", v) for k, v in reversed(list(enumerate(item))))
+    raise AssertionError("an oversized integer was parsed but not found")

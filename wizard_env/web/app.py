@@ -5,29 +5,33 @@ route                                  what it does
 =====================================  ==========================================================
 ``GET /``                              the play page
 ``GET /viewer``                        the replay viewer (``?file=NAME&game=K`` opens a file)
-``GET /api/config``                    the agents offered, the play page's defaults, the upload limit
+``GET /api/config``                    the agents offered, the play page's defaults, the limits
 ``GET /api/replays``                   the replay folder's files, newest first
 ``GET /api/replays/{name}?game=K``     game K of a file of the folder, validated and re-played
 ``POST /api/upload?game=K``            the same for an uploaded file (the body is the file)
 ``POST /api/tables``                   a new game (JSON settings); the agents move until you act
-``GET /api/tables/{id}``               your view of a game
+``GET /api/tables/{id}``               your view of a game (after any agents' moves a slow request left)
 ``POST /api/tables/{id}/move``         your move: ``{"seat", "move", "action"}``; the agents answer
 =====================================  ==========================================================
 
 Every refused request is a 4xx answer with a JSON body ``{"error": "..."}`` and changes nothing; an
-unexpected error is a 500 with one line, and the server goes on. Work on games runs in worker threads.
+unexpected error is a 500 with one line, and the server goes on. docs/web.md is the API's user documentation.
+Work on games and files runs in daemon threads, ``MAX_WORKERS`` at once: a request waits for its thread at
+most the time per request (then 504; the thread's moves are kept), and ``stop()`` (``app.state.stop``, called on
+Ctrl-C) answers every waiting request at once, so a server never waits on an agent to shut down.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import os
+import threading
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -35,12 +39,19 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from wizard_env.util.checks import JSONIntegerError, json_loads
+
 from .library import MAX_UPLOAD_BYTES, ReplayFolder, read_upload
-from .tables import OFFERED_AGENTS, RequestError, Tables
+from .limits import DEFAULT_OPPONENTS, MOVE_SECONDS, RequestError, too_slow
+from .tables import Tables
 
 STATIC = Path(__file__).parent / "static"
 #: The largest JSON body the API reads (settings or a move are a few hundred bytes).
 MAX_JSON_BYTES = 64 << 10
+#: Threads working on games and files at once; a request past them waits its time per request, then gets a 503.
+MAX_WORKERS = 16
+#: Seconds a request waits past its time per request for an agent's move already started, before its 504.
+GRACE_SECONDS = 1.0
 #: Hosts a loopback server answers to: a page elsewhere that rebinds its name to 127.0.0.1 is refused.
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
 #: Sent with every page: scripts, styles and images from this server only, nothing fetched from elsewhere.
@@ -92,9 +103,72 @@ async def _json(request: Request) -> Any:
         raise RequestError("send the body as JSON, with Content-Type: application/json", 415)
     data = await _body(request, MAX_JSON_BYTES)
     try:
-        return json.loads(data)
+        return json_loads(data)
+    except JSONIntegerError as err:
+        raise RequestError(str(err)) from None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise RequestError("the body is not valid JSON") from None
+
+
+class Workers:
+    """Daemon threads for the blocking work of requests, ``limit`` at once; a request waits for its work at most
+    ``seconds`` (then 503 without a thread, 504 with one: the work goes on, and what it did is kept), and not at
+    all once ``stop()`` is called (503), so that stopping the server never waits on an agent."""
+
+    #: Seconds between looks at the clock and at ``stop()`` while a request waits.
+    POLL_SECONDS = 0.05
+
+    def __init__(self, seconds: float, limit: int = MAX_WORKERS):
+        self.seconds = seconds
+        self._slots = threading.BoundedSemaphore(limit)
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        """Answer every waiting request now (503) and every later one at once: the server is shutting down."""
+        self._stopping.set()
+
+    def _check(self, deadline: float, late: RequestError) -> None:
+        if self._stopping.is_set():
+            raise RequestError("the server is stopping", 503)
+        if asyncio.get_running_loop().time() > deadline:
+            raise late
+
+    async def run(self, table_id: str | None, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(*args)`` in a daemon thread, its result or its exception (``table_id`` names the table a 504 is about)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.seconds + GRACE_SECONDS
+        while not self._slots.acquire(blocking=False):
+            self._check(deadline, RequestError("the server is busy with other requests: ask again in a moment", 503))
+            await asyncio.sleep(self.POLL_SECONDS)
+        future = loop.create_future()
+        waiting = True
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            if waiting and not future.done():
+                future.set_exception(error) if error is not None else future.set_result(result)
+
+        def thread() -> None:
+            result, error = None, None
+            try:
+                result = work(*args)
+            except BaseException as err:  # handed to the request, which answers it
+                error = err
+            finally:
+                self._slots.release()
+            try:
+                loop.call_soon_threadsafe(settle, result, error)
+            except RuntimeError:  # the loop is closed: the server stopped while this worked
+                pass
+
+        threading.Thread(target=thread, name="wizard-web-work", daemon=True).start()
+        late = too_slow(table_id) if table_id else RequestError(f"the request took more than {self.seconds:g} s", 504)
+        try:
+            while not future.done():
+                self._check(deadline, late)
+                await asyncio.wait({future}, timeout=self.POLL_SECONDS)
+            return future.result()
+        finally:
+            waiting = False
 
 
 def _game(request: Request) -> int:
@@ -105,11 +179,15 @@ def _game(request: Request) -> int:
 
 
 def create_app(replay_dir: str | os.PathLike, defaults: dict | None = None, hosts: list[str] | None = None,
-               max_tables: int | None = None) -> Starlette:
+               max_tables: int | None = None, offered: Sequence[str] = DEFAULT_OPPONENTS,
+               move_seconds: float = MOVE_SECONDS) -> Starlette:
     """The app serving the pages and the API over ``replay_dir``; ``defaults`` pre-fill the play page's settings;
-    ``hosts`` are the Host names answered (None: any)."""
+    ``hosts`` are the Host names answered (None: any); ``offered`` the agent specs clients choose from;
+    ``move_seconds`` the time a request may spend on the agents' moves (ValueError for a bad offered spec)."""
     folder = ReplayFolder(replay_dir)
-    tables = Tables(replay_dir) if max_tables is None else Tables(replay_dir, max_tables)
+    tables = Tables(replay_dir, offered=offered, move_seconds=move_seconds,
+                    **({} if max_tables is None else {"max_tables": max_tables}))
+    workers = Workers(tables.move_seconds)
     settings = dict(defaults or {})
 
     def page(name: str) -> Handler:
@@ -120,34 +198,38 @@ def create_app(replay_dir: str | os.PathLike, defaults: dict | None = None, host
 
     @_api
     async def config(request: Request) -> Any:
-        return {"agents": list(OFFERED_AGENTS), "defaults": settings, "max_upload_bytes": MAX_UPLOAD_BYTES}
+        return {"agents": list(tables.offered), "defaults": settings, "max_upload_bytes": MAX_UPLOAD_BYTES,
+                "move_seconds": tables.move_seconds}
 
     @_api
     async def replays(request: Request) -> Any:
-        return {"files": await run_in_threadpool(folder.listing)}
+        return {"files": await workers.run(None, folder.listing)}
 
     @_api
     async def replay_file(request: Request) -> Any:
-        return await run_in_threadpool(folder.read, request.path_params["name"], _game(request))
+        return await workers.run(None, folder.read, request.path_params["name"], _game(request))
 
     @_api
     async def upload(request: Request) -> Any:
         game = _game(request)
         data = await _body(request, MAX_UPLOAD_BYTES)
-        return await run_in_threadpool(read_upload, data, game, request.query_params.get("name", "upload"))
+        return await workers.run(None, read_upload, data, game, request.query_params.get("name", "upload"))
 
     @_api
     async def new_table(request: Request) -> Any:
-        return await run_in_threadpool(tables.create, await _json(request))
+        table_id = await workers.run(None, tables.open, await _json(request))
+        return await workers.run(table_id, tables.resume, table_id)
 
     @_api
     async def table_view(request: Request) -> Any:
-        return await run_in_threadpool(tables.view, request.path_params["table"])
+        table_id = request.path_params["table"]
+        return await workers.run(table_id, tables.view, table_id)
 
     @_api
     async def move(request: Request) -> Any:
         body = await _json(request)
-        return await run_in_threadpool(tables.move, request.path_params["table"], body)
+        table_id = request.path_params["table"]
+        return await workers.run(table_id, tables.move, table_id, body)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
@@ -168,4 +250,5 @@ def create_app(replay_dir: str | os.PathLike, defaults: dict | None = None, host
     middleware = [] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
     app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: not_found, 405: not_found})
     app.state.tables = tables
+    app.state.stop = workers.stop
     return app

@@ -10,6 +10,8 @@ No web framework is imported here.
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import re
 import secrets
@@ -18,26 +20,21 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from wizard_env.agents.base import Agent
-from wizard_env.agents.registry import make_agent, parse_spec
-
+from wizard_env.agents.registry import make_agent
 from wizard_env.engine.batch import MAX_GAME_SEED
-
-from wizard_env.util.checks import check_seed
-from wizard_env.engine.cards import NO_CARD, SUITS, card_name, hand_names
-from wizard_env.engine.replay import HUMAN
-from wizard_env.engine.cards import SUIT_WORDS
-from wizard_env.engine.simulate import derive_seeds
-from wizard_env.engine.rules import parse_rounds
+from wizard_env.engine.cards import NO_CARD, SUIT_WORDS, SUITS, card_name, hand_names
 from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, Phase, WizardGame
 from wizard_env.engine.observation import is_foresight_round
-from wizard_env.engine.replay import game_record, write_replays
-from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_env.engine.replay import HUMAN, game_record, write_replays
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, parse_rounds
+from wizard_env.engine.simulate import derive_seeds
+from wizard_env.util.checks import check_seed
 
-#: Agents the play page offers for the other seats (any registry spec is accepted through the API).
-OFFERED_AGENTS = ("rule", "ppo", "random", "pimc")
+from .limits import DEFAULT_OPPONENTS, MOVE_SECONDS, RequestError, check_offered, pick, too_slow
+
 #: What the replay files of the play page are called: ``play-<time>-<seed>-<table>.jsonl``.
 REPLAY_PREFIX = "play"
 #: Tables held at once; past it the least recently used finished or abandoned table is dropped, else a new one is refused.
@@ -47,14 +44,6 @@ ABANDONED_SECONDS = 3600.0
 #: The play page's word for the card a foresight round hides from its holder (the page never learns it).
 UNSEEN = "unseen"
 TABLE_ID = re.compile(r"[0-9a-f]{16}")
-
-
-class RequestError(ValueError):
-    """A request the web table refuses; ``status`` is its HTTP status (the message says why)."""
-
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -67,8 +56,9 @@ class TableSettings:
     seed: int
 
     @classmethod
-    def from_request(cls, body: Any) -> "TableSettings":
-        """Settings from the play page's JSON (RequestError naming the field at fault); a missing seed is drawn."""
+    def from_request(cls, body: Any, offered: Sequence[str] = DEFAULT_OPPONENTS) -> "TableSettings":
+        """Settings from the play page's JSON, the opponents chosen from ``offered`` (RequestError naming the field
+        at fault); a missing seed is drawn."""
         if not isinstance(body, dict):
             raise RequestError("the request body must be a JSON object")
         known = {"players", "rounds", "bidding", "bid_total_rule", "foresight", "seat", "opponents", "seed"}
@@ -95,20 +85,7 @@ class TableSettings:
         seat = _int_field(body, "seat", 0)
         if not 0 <= seat < players:
             raise RequestError(f"seat: {players} players sit in seats 0 to {players - 1}, not {seat}")
-        opponents = body.get("opponents", ["rule"])
-        if isinstance(opponents, str):
-            opponents = [opponents]
-        if not isinstance(opponents, list) or not all(isinstance(s, str) for s in opponents):
-            raise RequestError("opponents: expected a list of agent names such as [\"rule\", \"ppo\"]")
-        if len(opponents) == 1:
-            opponents = opponents * (players - 1)
-        if len(opponents) != players - 1:
-            raise RequestError(f"opponents: {players - 1} other seats need one agent each (or one for all), not {len(opponents)}")
-        for spec in opponents:
-            try:
-                parse_spec(spec)
-            except ValueError as err:
-                raise RequestError(f"opponents: {err}") from None
+        opponents = pick(offered, body.get("opponents", [offered[0]]), players - 1)
         seed = body.get("seed")
         if seed is None:
             seed = secrets.randbelow(MAX_GAME_SEED)
@@ -116,7 +93,7 @@ class TableSettings:
             seed = check_seed(seed)
         except ValueError as err:
             raise RequestError(str(err)) from None
-        return cls(rules, seat, tuple(opponents), seed)
+        return cls(rules, seat, opponents, seed)
 
 
 def _int_field(body: dict, name: str, default: int) -> int:
@@ -247,14 +224,17 @@ class Table:
         frame["event"] = _announcement(self.game, self.names, self.settings.seat, actor, action, rnd)
         return frame
 
-    def advance(self) -> list[dict]:
-        """Let the agents move until the person is to act or the game is over; one frame per move."""
+    def advance(self, deadline: float = math.inf) -> list[dict]:
+        """Let the agents move until the person is to act or the game is over; one frame per move. Past
+        ``deadline`` (``time.monotonic()``) no agent starts a move: RequestError 504, the moves made kept."""
         frames = []
         while not self.game.is_over and self.game.current != self.settings.seat:
+            if time.monotonic() > deadline:
+                raise too_slow(self.id)
             frames.append(self._apply(self._agent_action(self.game.current)))
         return frames
 
-    def move(self, body: Any) -> list[dict]:
+    def move(self, body: Any, deadline: float = math.inf) -> list[dict]:
         """Check and apply the person's move, then the agents' (RequestError and no change for a refused one)."""
         if not isinstance(body, dict):
             raise RequestError("the request body must be a JSON object with 'seat', 'move' and 'action'")
@@ -281,7 +261,7 @@ class Table:
         except IllegalActionError as err:
             raise RequestError(str(err), 422) from None
         frames = [self._apply(action)]
-        return frames + self.advance()
+        return frames + self.advance(deadline)
 
 
 def replay_name(table: Table, when: float | None = None) -> str:
@@ -293,9 +273,14 @@ def replay_name(table: Table, when: float | None = None) -> str:
 class Tables:
     """The tables being played, by id; each is moved only under its own lock."""
 
-    def __init__(self, replay_dir: str | os.PathLike, max_tables: int = MAX_TABLES):
+    def __init__(self, replay_dir: str | os.PathLike, max_tables: int = MAX_TABLES,
+                 offered: Sequence[str] = DEFAULT_OPPONENTS, move_seconds: float = MOVE_SECONDS):
+        if not move_seconds > 0:
+            raise ValueError(f"the time per request must be a positive number of seconds, not {move_seconds!r:.40}")
         self.replay_dir = Path(replay_dir)
         self.max_tables = max_tables
+        self.offered = check_offered(offered)
+        self.move_seconds = float(move_seconds)
         self._tables: OrderedDict[str, Table] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -304,7 +289,11 @@ class Tables:
 
     def create(self, body: Any) -> dict:
         """A new table from the play page's settings; the agents move until the person is to act."""
-        settings = TableSettings.from_request(body)
+        return self.resume(self.open(body))
+
+    def open(self, body: Any) -> str:
+        """A new table from the play page's settings, by id; its agents have not moved yet (``resume`` moves them)."""
+        settings = TableSettings.from_request(body, self.offered)
         n = settings.rules.num_players
         _, agent_seeds = derive_seeds(settings.seed, 0, n)  # as `wizard play --seed S` seeds its agents
         opponents = iter(settings.opponents)
@@ -325,10 +314,18 @@ class Tables:
         with self._lock:
             self._make_room()
             self._tables[table.id] = table
-        with table.lock:
-            frames = table.advance()
-            self._save_if_over(table)
-            return {"table": table.view(), "frames": frames}
+        return table.id
+
+    @contextlib.contextmanager
+    def _holding(self, table: Table, deadline: float) -> Iterator[None]:
+        """The table's lock, waited for until ``deadline`` (RequestError 503 while an earlier request's agents move)."""
+        if not table.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise RequestError(f"the agents at table {table.id} are still making the moves of an earlier request; "
+                               "ask again in a moment", 503)
+        try:
+            yield
+        finally:
+            table.lock.release()
 
     def _make_room(self) -> None:
         """When full, drop the least recently used finished table, else one abandoned; RequestError 503 when none is."""
@@ -354,17 +351,25 @@ class Tables:
             table.touched = time.monotonic()
             return table
 
-    def view(self, table_id: str) -> dict:
-        """The person's view of a table now."""
+    def resume(self, table_id: str) -> dict:
+        """The agents' moves still to make (those a request out of time left), their frames and the view after them."""
         table = self.get(table_id)
-        with table.lock:
-            return table.view()
+        deadline = time.monotonic() + self.move_seconds
+        with self._holding(table, deadline):
+            frames = table.advance(deadline)
+            self._save_if_over(table)
+            return {"table": table.view(), "frames": frames}
+
+    def view(self, table_id: str) -> dict:
+        """The person's view of a table now, once the agents have made any moves still to make."""
+        return self.resume(table_id)["table"]
 
     def move(self, table_id: str, body: Any) -> dict:
         """Apply the person's move and the agents' answers; the frames to show and the view after them."""
         table = self.get(table_id)
-        with table.lock:
-            frames = table.move(body)
+        deadline = time.monotonic() + self.move_seconds
+        with self._holding(table, deadline):
+            frames = table.move(body, deadline)
             self._save_if_over(table)
             if frames:
                 frames[-1]["replay"] = table.replay

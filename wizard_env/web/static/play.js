@@ -27,6 +27,7 @@ function opponentSelects() {
     const select = el("select", { "data-seat": s, "aria-label": `agent at seat ${s}` },
       state.config.agents.map((a) => el("option", { value: a, text: a })));
     select.value = previous[k] || "rule";
+    if (select.selectedIndex < 0) select.selectedIndex = 0; // the server may not offer "rule"
     box.append(el("label", {}, [`seat ${s} `, select]));
     k++;
   }
