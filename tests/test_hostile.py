@@ -68,7 +68,7 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--games", "-5"], ["--games"]),
         (["--games", "abc"], ["argument --games", "expected an integer"]),
         (["--games", BIG], ["--games 1,000,000,000,000 would need about", "GiB of memory"]),
-        (["--games", DIGITS_5000], ["argument --games", "5,000 characters"]),
+        (["--games", DIGITS_5000], ["argument --games", "at most 30 digits, not one of 5,000 digits"]),
         (["--seed", "-1"], ["argument --seed", "0 to 2**63 - 1"]),
         (["--seed", str(2**63)], ["argument --seed", "0 to 2**63 - 1"]),
         (["--seed", DIGITS_5000], ["argument --seed", "5,000 characters"]),
@@ -132,7 +132,7 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--port", "-1"], ["--port must be at least 0 and at most 65535, not -1"]),
         (["--port", "70000"], ["--port must be at least 0 and at most 65535"]),
         (["--port", "x"], ["argument --port", "expected an integer"]),
-        (["--port", DIGITS_5000], ["argument --port", "5,000 characters"]),
+        (["--port", DIGITS_5000], ["argument --port", "at most 30 digits, not one of 5,000 digits"]),
         (["--host", "no.such.host.invalid"], ["--host 'no.such.host.invalid'", "not an address of this machine"]),
         (["--replays", ""], ["argument --replays", "empty"]),
         (["--replays", "{files}/text.jsonl"], ["not a folder", "{files}/text.jsonl"]),
@@ -367,3 +367,128 @@ def test_check_seed_takes_exactly_the_ints_of_int64_range(seed):
         assert check_seed(seed) == seed and ok
     except ValueError as err:
         assert not ok and "2**63 - 1" in str(err) and len(str(err)) < 120
+
+
+# -- issue 24, items 11 and 14: duplicated options, limits, file kinds, pimc where it cannot play, bad types
+
+
+@pytest.mark.parametrize("spec, option", [("pimc:samples=2:samples=3", "samples"), ("ppo:play=rule:play=net", "play"),
+                                          ("pimc:rollout=rule:samples=2:rollout=ppo", "rollout")])
+def test_an_agent_spec_that_gives_an_option_twice_is_refused_naming_it(spec, option, capsys):
+    from wizard_env.agents.registry import parse_spec
+
+    with pytest.raises(ValueError, match=f"gives the option '{option}' twice"):
+        parse_spec(spec)
+    assert main(["simulate", "--agents", spec, "--games", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wizard: error: --agents") and f"'{option}' twice" in err and err.count("\n") == 1
+
+
+def test_an_openspiel_game_string_that_gives_a_parameter_twice_is_refused_naming_it():
+    pyspiel = pytest.importorskip("pyspiel")
+    import wizard_env.integrations.openspiel_game  # noqa: F401  (registers the game and checks its strings)
+
+    for text in ("python_wizard(players=3,players=4)", "python_wizard(players=3, rounds=2 ,players=4)",
+                 "turn_based_simultaneous_game(game=python_wizard(rounds=1,rounds=2))"):
+        with pytest.raises(ValueError, match="parameter '(players|rounds)' twice"):
+            pyspiel.load_game(text)
+    with pytest.raises(ValueError, match="parameter 'players' twice"):
+        pyspiel.load_game_as_turn_based("python_wizard(players=3,players=4)")
+    assert pyspiel.load_game("python_wizard(players=3,rounds=2)").num_players() == 3  # one of each still loads
+
+
+@pytest.mark.parametrize("params, needle", [({"schedule": "foo"}, "schedule='foo': expected 'standard' or 'amigo'"),
+                                            ({"players": 7}, "players=7: Wizard is played by 3 to 6 players")])
+def test_an_impossible_openspiel_parameter_is_named_as_given(params, needle):
+    pyspiel = pytest.importorskip("pyspiel")
+    import wizard_env.integrations.openspiel_game  # noqa: F401
+
+    with pytest.raises(ValueError, match="^" + re.escape(needle)):
+        pyspiel.load_game("python_wizard", params)
+
+
+def test_an_integer_option_past_its_digits_says_the_limit(capsys):
+    assert main(["simulate", "--games", "1" + "0" * 30]) == 2
+    err = capsys.readouterr().err
+    assert "argument --games: expected an integer of at most 30 digits, not one of 31 digits" in err
+    assert main(["simulate", "--games", "1" + "0" * 29]) == 2  # within the digits: the memory limit, with the count it allows
+    err = capsys.readouterr().err
+    assert "--games 100,000," in err and re.search(r"enough for at most about [0-9,]+\n", err)
+
+
+def test_a_fifo_or_a_link_to_a_device_given_as_a_checkpoint_or_replay_is_named(tmp_path, capsys):
+    fifo, zero = tmp_path / "fifo.npz", tmp_path / "zero.npz"
+    os.mkfifo(fifo)  # nobody writes to it: a read would wait forever
+    zero.symlink_to("/dev/zero")  # a read would never end
+    (tmp_path / "broken.npz").symlink_to(tmp_path / "missing")
+    for path, kind in ((fifo, "is a FIFO (named pipe), not a regular file"), (zero, "is a character device, not a regular file"),
+                       (tmp_path / "broken.npz", "is a link to a missing file")):
+        assert main(["simulate", "--agents", f"ppo:{path}", "--games", "1"]) == 2
+        assert capsys.readouterr().err == f"wizard: error: checkpoint {path}: {kind}\n"
+    assert main(["replay", str(zero)]) == 2
+    assert capsys.readouterr().err == f"wizard: error: {zero}: is a character device, not a replay file\n"
+
+
+def test_pimc_is_refused_as_an_env_opponent_when_the_env_is_made():
+    from wizard_env.agents.registry import make_agent
+    from wizard_env.envs.mixed_vec_env import MixedVecEnv
+    from wizard_env.envs.single_agent import WizardSingleAgentEnv
+    from wizard_env.envs.vec_env import WizardVecEnv
+
+    search = "searches the game itself"
+    with pytest.raises(ValueError, match=rf"opponents\[0\]: 'pimc' {search}"):
+        WizardVecEnv(2, opponents="pimc")
+    with pytest.raises(ValueError, match=rf"opponents\[1\]: agent 'pimc' {search}"):
+        WizardVecEnv(2, opponents=["rule", make_agent("pimc:samples=2", seed=0)])
+    with pytest.raises(ValueError, match=rf"opponents\[1\]: 'pimc:samples=2' {search}"):
+        WizardSingleAgentEnv(num_players=3, opponents=["rule", "pimc:samples=2"])
+    with pytest.raises(ValueError, match=search):
+        MixedVecEnv(4, players=(3, 4), opponents="pimc")
+    env = WizardVecEnv(2, seed=0, num_players=3)
+    pool = env.opponent_pool
+    with pytest.raises(ValueError, match=search):
+        env.set_opponent_pool(["rule", "pimc"])
+    assert env.opponent_pool == pool
+    single = WizardSingleAgentEnv(num_players=3, opponent_sampler=lambda rng: "pimc")
+    with pytest.raises(ValueError, match=rf"opponent_sampler result\[0\]: 'pimc' {search}"):
+        single.reset(seed=0)
+
+
+def test_simulate_refuses_pimc_with_the_reason_and_play_plays_against_it(capsys, monkeypatch):
+    import io
+
+    assert main(["simulate", "--agents", "rule,pimc:samples=2,rule,rule", "--games", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wizard: error: --agents 'pimc:samples=2': a search agent") and "wizard eval" in err
+    assert main(["simulate", "--help"]) == 0
+    assert "known: random, rule, ppo, ppo-bid;" in " ".join(capsys.readouterr().out.split())
+    monkeypatch.setattr(sys, "stdin", io.StringIO("0\n\n"))  # bid 0, then Enter plays the one card
+    assert main(["play", "--opponents", "pimc:samples=2", "--rounds", "1", "--seed", "1"]) == 0
+    assert "Game over" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("rules", [None, "standard", 4, {"num_players": 4}])
+def test_wizard_batch_names_rules_that_are_not_rules(rules):
+    from wizard_env.engine.batch import WizardBatch
+
+    with pytest.raises(ValueError, match=re.escape("rules must be a Rules, such as Rules.make(4)")):
+        WizardBatch(rules, 2)
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda V, M: V(2, learn=["both"]), "learn must be one of both, bid, play, not ['both']"),
+    (lambda V, M: V(2, episode=["game"]), "episode must be one of game, round"),
+    (lambda V, M: V(2, opponent_weights="1"), "opponent weights must be a flat list of numbers"),
+    (lambda V, M: V(2, opponent_weights=[[1]]), "opponent weights must be a flat list of numbers"),
+    (lambda V, M: V(10**12), "num_envs 1,000,000,000,000 would need about"),
+    (lambda V, M: M(4, learn=["both"]), "learn must be one of both, bid, play"),
+    (lambda V, M: M(4, players="34"), "players must be a list of distinct player counts"),
+    (lambda V, M: M(4, players=[3.5, 4]), "players must be a list of distinct player counts"),
+    (lambda V, M: M(4, num_players=4), "MixedVecEnv takes no argument 'num_players' (the player counts are players=...)"),
+])
+def test_vec_env_arguments_of_the_wrong_type_are_named(make, needle):
+    from wizard_env.envs.mixed_vec_env import MixedVecEnv
+    from wizard_env.envs.vec_env import WizardVecEnv
+
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        make(WizardVecEnv, MixedVecEnv)

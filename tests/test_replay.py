@@ -514,4 +514,4 @@ def test_replay_refuses_a_device(tmp_path, capsys):
     except OSError:
         pytest.skip("device nodes cannot be made or opened here (needs root and a dev mount)")
     assert main(["replay", str(zero)]) == 2
-    assert capsys.readouterr().err == f"wizard: error: {zero}: is a device or socket, not a replay file\n"
+    assert capsys.readouterr().err == f"wizard: error: {zero}: is a character device, not a replay file\n"

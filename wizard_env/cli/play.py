@@ -19,7 +19,7 @@ from wizard_env.agents.registry import AGENT_NAMES, make_agent
 from wizard_env.engine.batch import MAX_GAME_SEED
 from wizard_env.engine.cards import SUIT_WORDS, SUITS, card_name, parse_card
 from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
-from wizard_env.engine.observation import is_foresight_round, observe
+from wizard_env.engine.observation import is_foresight_round
 from wizard_env.engine.replay import HUMAN, game_record, write_replays
 from wizard_env.engine.rules import winners
 from wizard_env.engine.simulate import derive_seeds
@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
                 print("\n" + "\n".join([render_text(game, viewer=args.seat, names=names), *_round_so_far(game, args.seat, names)]))
                 action = _ask_action(game, args.seat)
             else:
-                action = agents[actor](observe(game, actor), game.legal_mask())
+                action = int(agents[actor].act_games(game.batch, game.batch.all_games)[0])  # a search (pimc) reads the game
             game.step(action, actor=names[actor])
             _announce(game, names, args.seat, actor, action, rnd)
     except EOFError:

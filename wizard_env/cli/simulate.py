@@ -17,7 +17,7 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from wizard_env.agents.registry import AGENT_NAMES, make_agent
+from wizard_env.agents.registry import OBSERVATION_AGENTS, make_agent, searches_games
 from wizard_env.engine.replay import ReplayWriter, game_record
 from wizard_env.engine.rules import Rules
 from wizard_env.engine.simulate import SeatSummary, derive_seeds, play_game, summarise
@@ -37,7 +37,7 @@ SIMULATE_BYTES_PER_GAME = 1000
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard simulate`` (the variant options are already there)."""
     parser.add_argument("--agents", default="rule", metavar="A,B,...",
-                        help=f"one agent per seat, or one for all seats (known: {', '.join(AGENT_NAMES)}; default rule)")
+                        help=f"one agent per seat, or one for all seats (known: {', '.join(OBSERVATION_AGENTS)}; default rule)")
     parser.add_argument("--games", type=options.int_type, default=100, metavar="G", help="games to play (default 100)")
     parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
                         help="seed of every game and agent: the same command gives the same output (default 0)")
@@ -71,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--with-legal needs --replay FILE")
     n = rules.num_players
     specs = seat_specs(args.agents, n, "--agents")
+    for spec in specs:
+        if searches_games(spec):
+            raise ValueError(f"--agents {spec!r}: a search agent reads the game itself, and simulate's agents play "
+                             "from observations alone: play it with 'wizard eval' (or 'wizard play')")
     game_seeds, agent_seeds = derive_seeds(args.seed, args.games, n)
     agents = [make_agent(spec, agent_seed) for spec, agent_seed in zip(specs, agent_seeds)]
     results = []

@@ -27,6 +27,7 @@ from .cards import DECK, DECK_SIZE, NO_CARD, NUM_CARD_TYPES, NUM_SUITS, card_nam
 from .observation import ENCODER_LAYOUT, OBS_SIZE, encode
 from .rules import Bidding, Rules
 from wizard_env.util.checks import SEED_LIMIT, check_seed, short_repr  # noqa: F401  (SEED_LIMIT: the seed range games store)
+from wizard_env.util.options import GAME_BYTES, check_memory
 
 #: Game seeds drawn by a batch stay below 2**53, so every JSON reader holds them exactly.
 MAX_GAME_SEED = 2**53
@@ -106,6 +107,8 @@ class WizardBatch:
         autoreset: bool = True,
         record: bool = False,
     ):
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules, such as Rules.make(4), not {short_repr(rules)}")
         if seeds is not None:
             seeds = [check_seed(s) for s in seeds]
             if batch_size is not None and batch_size != len(seeds):
@@ -113,6 +116,10 @@ class WizardBatch:
             batch_size = len(seeds)
         if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, not {batch_size!r}")
+        check_memory("batch_size", int(batch_size), GAME_BYTES)
+        for name, flag in (("autoreset", autoreset), ("record", record)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, not {short_repr(flag)}")
         self.rules = rules
         self.batch_size = b = int(batch_size)
         self.num_players = n = rules.num_players

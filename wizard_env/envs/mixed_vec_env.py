@@ -14,7 +14,8 @@ stream of ``seed``. ``set_opponent_pool`` sets the same pool in every part.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import inspect
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -26,15 +27,25 @@ from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
 from .vec_env import PER_GAME_ATTRIBUTES, PER_GAME_METHODS, WHOLE_METHODS, WizardVecEnv, env_indices, require_all
 
 
+#: The keyword arguments every part takes: WizardVecEnv's, less those MixedVecEnv sets per part.
+PART_OPTIONS = tuple(name for name in inspect.signature(WizardVecEnv).parameters if name not in ("num_envs", "seed", "num_players"))
+
+
 def check_players(players: Sequence[int]) -> tuple[int, ...]:
     """Distinct player counts in 3..6 as a sorted tuple; ValueError otherwise."""
+    need = f"players must be a list of distinct player counts in {MIN_PLAYERS}..{MAX_PLAYERS}, such as (3, 4), not {players!r}"
+    if isinstance(players, (str, bytes, Mapping)):
+        raise ValueError(need)
     try:
-        counts = tuple(sorted({int(p) for p in players}))
-    except (TypeError, ValueError):
-        raise ValueError(f"players must be player counts in {MIN_PLAYERS}..{MAX_PLAYERS}, not {players!r}") from None
-    if not counts or counts[0] < MIN_PLAYERS or counts[-1] > MAX_PLAYERS or len(counts) != len(list(players)):
-        raise ValueError(f"players must be distinct player counts in {MIN_PLAYERS}..{MAX_PLAYERS}, not {players!r}")
-    return counts
+        counts = list(players)
+    except TypeError:
+        raise ValueError(need) from None
+    if not counts or not all(
+        not isinstance(p, (bool, np.bool_)) and isinstance(p, (int, np.integer)) and MIN_PLAYERS <= p <= MAX_PLAYERS
+        for p in counts
+    ) or len(set(counts)) != len(counts):
+        raise ValueError(need)
+    return tuple(sorted(int(p) for p in counts))
 
 
 class MixedVecEnv(VecEnv):
@@ -44,6 +55,11 @@ class MixedVecEnv(VecEnv):
 
     def __init__(self, num_envs: int, players: Sequence[int] = (3, 4, 5, 6), seed: int | None = None, **kwargs: Any):
         counts = check_players(players)
+        for key in kwargs:
+            if key not in PART_OPTIONS:
+                hint = " (the player counts are players=...)" if key == "num_players" else ""
+                raise ValueError(f"MixedVecEnv takes no argument {key!r}{hint}: it takes num_envs, players, seed, "
+                                 f"{', '.join(PART_OPTIONS)}")
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < len(counts):
             raise ValueError(f"num_envs must be an integer of at least one game per player count ({len(counts)}), not {num_envs!r}")
         if seed is not None:

@@ -16,11 +16,10 @@ import numpy as np
 
 from wizard_env.agents import Agent
 from wizard_env.agents.base import as_actions
-from wizard_env.agents.registry import parse_spec
 from wizard_env.engine.actions import IllegalActionError, chosen_legal
 from wizard_env.engine.batch import WizardBatch
 
-from .single_agent import Opponent, build_opponents
+from .single_agent import Opponent, build_opponents, check_opponent
 
 #: Marks the learner's seat in the table of who plays which seat.
 LEARNER = -1
@@ -32,16 +31,18 @@ def check_pool(opponents: Opponent | Sequence[Opponent], weights: Sequence[float
     if not isinstance(entries, Sequence) or not entries:
         raise ValueError(f"opponents must be an agent spec, an Agent or a non-empty list of them, not {opponents!r}")
     for i, entry in enumerate(entries):
-        if isinstance(entry, str):
-            parse_spec(entry)  # raises ValueError for an unknown agent name
-        elif not isinstance(entry, Agent):
-            raise ValueError(f"opponents[{i}] must be an agent spec such as 'rule' or an Agent, not {entry!r}")
+        check_opponent(entry, f"opponents[{i}]")
     if weights is None:
         return list(entries), np.full(len(entries), 1 / len(entries))
+    numbers = f"opponent weights must be a flat list of numbers, one per opponent, not {weights!r}"
+    if isinstance(weights, (str, bytes)):  # numpy would read "1" as the number 1
+        raise ValueError(numbers)
     try:
         w = np.asarray(weights, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"opponent weights must be numbers, not {weights!r}") from None
+        raise ValueError(numbers) from None
+    if w.ndim != 1:
+        raise ValueError(numbers)
     if w.shape != (len(entries),):
         raise ValueError(f"{len(entries)} opponents need {len(entries)} weights, got {weights!r}")
     if not (np.isfinite(w).all() and (w >= 0).all() and w.sum() > 0):

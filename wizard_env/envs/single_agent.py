@@ -19,7 +19,7 @@ Arguments
 for ``wizard_env.env`` (see ``wizard_env.envs.aec``).
 ``opponents``: one agent spec (``"rule"``, ``"random"``, ``"name:arg"``) or ``Agent`` for every other
 seat, or a list of them: one entry (for all) or one per other seat, the learner's left neighbour first.
-Default ``"rule"``.
+Default ``"rule"``. Opponents play from observations, so a search agent (``pimc``) is refused.
 ``opponent_sampler``: instead of ``opponents``, a callable ``sampler(rng) -> list`` of specs or agents
 (the same forms), called at every reset with the env's Generator, so a training loop can draw
 opponents from a pool.
@@ -73,7 +73,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from wizard_env.agents import Agent, make_agent
-from wizard_env.agents.registry import parse_spec
+from wizard_env.agents.registry import parse_spec, searches_games
 
 from wizard_env.util.checks import SEED_LIMIT, check_seed
 from .aec import check_illegal_action_mode, illegal_action_penalty
@@ -101,11 +101,20 @@ def check_opponents(opponents: Opponent | Sequence[Opponent], num_players: int, 
             f"(one per other seat), got {len(entries)}"
         )
     for i, entry in enumerate(entries):
-        if isinstance(entry, str):
-            parse_spec(entry)  # raises ValueError for an unknown agent name
-        elif not isinstance(entry, Agent):
-            raise ValueError(f"{source}[{i}] must be an agent spec such as 'rule' or an Agent, not {entry!r}")
+        check_opponent(entry, f"{source}[{i}]")
     return list(entries) * others if len(entries) == 1 else list(entries)
+
+
+def check_opponent(entry: object, where: str) -> None:
+    """ValueError naming ``where`` unless ``entry`` is an agent spec or an Agent that plays from observations."""
+    if isinstance(entry, str):
+        parse_spec(entry)  # raises ValueError for an unknown agent name
+    elif not isinstance(entry, Agent):
+        raise ValueError(f"{where} must be an agent spec such as 'rule' or an Agent, not {entry!r}")
+    if searches_games(entry):
+        shown = repr(entry) if isinstance(entry, str) else f"agent {entry.name!r}"
+        raise ValueError(f"{where}: {shown} searches the game itself, and the opponents of an env play from "
+                         "observations alone: it plays in wizard eval, wizard play and the web table")
 
 
 def build_opponents(entries: Sequence[Opponent], rng: np.random.Generator) -> list[Agent]:

@@ -26,6 +26,7 @@ Arguments
 for ``wizard_env.env``.
 ``opponents``: the pool: one agent spec (``"rule"``, ``"random"``, ``"name:arg"``) or ``Agent``, or
 a list of them. Unlike ``WizardSingleAgentEnv``, a list is a pool to draw from, not one per seat.
+Opponents play from observations, so a search agent (``pimc``) is refused.
 ``opponent_weights``: how often each pool member is drawn (default: equally often).
 ``learner_seat``: a fixed seat for the learner; by default each game draws it at random.
 ``reward_scale``: multiplies every reward (default 1.0).
@@ -101,6 +102,7 @@ from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.actions import NUM_ACTIONS, IllegalActionError, Phase
 from wizard_env.engine.batch import MAX_GAME_SEED, WizardBatch
 from wizard_env.util.checks import SEED_LIMIT, check_seed
+from wizard_env.util.options import GAME_BYTES, check_memory
 from wizard_env.engine.observation import OBS_SIZE, observation_bounds
 from wizard_env.engine.rules import Rules
 from .opponent_pool import LEARNER, OpponentPool, check_pool
@@ -156,14 +158,15 @@ class WizardVecEnv(OpponentPool, VecEnv):
     ):
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        check_memory("num_envs", int(num_envs), GAME_BYTES)
         if seed is not None:
             check_seed(seed)
         self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
         self.fixed_seat = _check_seat(learner_seat, self.rules.num_players)
         self.reward_scale = _check_scale(reward_scale)
-        if learn not in LEARNED_PHASES:
+        if not isinstance(learn, str) or learn not in LEARNED_PHASES:
             raise ValueError(f"learn must be one of {', '.join(LEARNED_PHASES)}, not {learn!r}")
-        if episode not in EPISODES:
+        if not isinstance(episode, str) or episode not in EPISODES:
             raise ValueError(f"episode must be one of {', '.join(EPISODES)}, not {episode!r}")
         self.learn, self.episode = learn, episode
         self.learned = np.zeros(len(Phase), dtype=bool)  # by phase: does the learner decide it

@@ -7,7 +7,10 @@ the chance nodes and the bookkeeping OpenSpiel asks for.
 Parameters (all optional): ``players`` (3..6, default 4), ``schedule`` (``"standard"``, the default, or
 ``"amigo"``), ``rounds`` (play the first that many rounds of the schedule; 0, the default, plays them all),
 ``bidding`` (``"open"``, ``"hidden"``, ``"secret"``), ``bid_total_rule`` and ``foresight`` (booleans), as
-``rules.Rules.make`` takes them.
+``rules.Rules.make`` takes them. OpenSpiel parses a game string such as ``python_wizard(players=3)`` into
+the parameters the game sees, keeping the last of a parameter given twice; so this module also wraps
+``pyspiel.load_game`` and ``pyspiel.load_game_as_turn_based`` to refuse a ``python_wizard(...)`` that gives
+a parameter twice (every other call is passed on as it is).
 
 Chance: the first chance node draws the first dealer (seats 0..n-1, uniform). Every round is then dealt
 card by card, as a shuffled deck deals: seat 0's cards, seat 1's, ..., then the turned-up card (none when
@@ -32,9 +35,16 @@ round (respecting voids) and the bids the player cannot see, which become the ch
 a history consistent with the player's information state; the result is that history replayed on a new
 state, so its ``history()``, strings and serialization agree with it. During a deal the hidden cards dealt
 so far are redrawn uniformly from the cards the player has not seen.
+
+The module runs past 400 lines because the game, its state, its observer and the check of its game strings
+are one OpenSpiel registration, read best in one piece.
 """
 
 from __future__ import annotations
+
+import functools
+import re
+from typing import Callable
 
 import numpy as np
 import pyspiel
@@ -53,6 +63,8 @@ SHORT_NAME = "python_wizard"
 #: ``python_wizard(rounds=5)`` reads digits as an int, so one parameter could not hold both.
 DEFAULT_PARAMS = {"players": 4, "rounds": 0, "schedule": "standard", "bidding": "open", "bid_total_rule": False,
                   "foresight": False}
+#: The round schedules the ``schedule`` parameter names.
+SCHEDULES = ("standard", "amigo")
 _ENGINE_SEED = 0  # the engine's own deck orders are never used: every round is re-dealt from the chance outcomes
 _DEALER, _DEAL, _PLAY = "dealer", "deal", "play"  # what the state waits for: first dealer, a card of the deal, a move
 
@@ -80,7 +92,13 @@ def rules_from_params(params: dict) -> Rules:
     if unknown:
         raise ValueError(f"unknown {SHORT_NAME} parameters {sorted(unknown)}: expected {sorted(DEFAULT_PARAMS)}")
     p = {**DEFAULT_PARAMS, **params}
-    schedule = Rules.make(p["players"], p["schedule"]).hand_sizes  # checks the players and the schedule name
+    players = p["players"]
+    if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players={players!r}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    if p["schedule"] not in SCHEDULES:
+        raise ValueError(f"schedule={p['schedule']!r}: expected {' or '.join(map(repr, SCHEDULES))} "
+                         "(rounds=K plays the first K rounds of it)")
+    schedule = Rules.make(players, p["schedule"]).hand_sizes
     rounds = p["rounds"]
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 <= rounds <= len(schedule):
         raise ValueError(f"rounds={rounds!r}: the {p['schedule']} schedule of {p['players']} players has "
@@ -359,4 +377,40 @@ class WizardObserver:
         return f"player {player}\n" + _describe(observe(state.engine, player))
 
 
+def repeated_parameter(game_string: str) -> str | None:
+    """The first parameter that a ``python_wizard(...)`` in ``game_string`` gives twice; None if none does."""
+    for match in re.finditer(rf"(?<![\w.]){SHORT_NAME}\(", game_string):
+        depth, seen, part = 0, set(), []
+        for char in game_string[match.end():]:
+            if depth == 0 and char in ",)":  # the end of one parameter (a nested game's commas are deeper)
+                key = "".join(part).partition("=")[0].strip()
+                if key in seen:
+                    return key
+                seen.add(key)
+                part = []
+                if char == ")":
+                    break
+                continue
+            depth += (char == "(") - (char == ")")
+            part.append(char)
+    return None
+
+
+def _refusing_repeats(load: Callable) -> Callable:
+    """``load`` (a pyspiel loader), refusing a game string whose ``python_wizard(...)`` gives a parameter twice."""
+    @functools.wraps(load)
+    def checked(*args, **kwargs):
+        if args and isinstance(args[0], str):
+            key = repeated_parameter(args[0])
+            if key is not None:
+                raise ValueError(f"game string {args[0]!r} gives the {SHORT_NAME} parameter {key!r} twice: give it once")
+        return load(*args, **kwargs)
+
+    checked.refuses_repeats = True  # type: ignore[attr-defined]
+    return checked
+
+
 pyspiel.register_game(_GAME_TYPE, WizardOpenSpielGame)
+for _loader in ("load_game", "load_game_as_turn_based"):
+    if not getattr(getattr(pyspiel, _loader), "refuses_repeats", False):
+        setattr(pyspiel, _loader, _refusing_repeats(getattr(pyspiel, _loader)))

@@ -5,6 +5,7 @@ onto it, so a crash or a kill leaves the old content or the new, never half of i
 where it did: its target is replaced. A character device, a FIFO or a file this process has open
 (``/dev/null``, a pipe, ``/dev/stdout``) is written through, as a shell redirection does; a folder, a block
 device or a socket is refused. Errors name the path the caller gave, never the temporary file.
+A file to be read is checked with ``not_a_file``, which says what a path is when it is not a regular file.
 """
 
 from __future__ import annotations
@@ -27,11 +28,31 @@ def named(err: OSError, path: str | os.PathLike) -> OSError:
     return OSError(err.errno, err.strerror or str(err), os.fspath(path))
 
 
+def file_kind(mode: int) -> str:
+    """What a file of this ``st_mode`` is, as a message names it: "a folder", "a FIFO (named pipe)", ..."""
+    kinds = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
+
+
+def not_a_file(path: str | os.PathLike) -> str | None:
+    """None when ``path`` leads to a regular file (links followed); else what is wrong, to follow ``"PATH: "``.
+
+    Files are read only after this check, so a FIFO or a device (``/dev/zero``) never blocks or fills memory.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "is a link to a missing file" if os.path.islink(path) else "no such file"
+    except OSError as err:  # a folder on the way that may not be searched, a loop of links, a name too long
+        return (err.strerror or str(err)).lower()
+    return None if stat.S_ISREG(mode) else f"is {file_kind(mode)}, not a regular file"
+
+
 def _refused(path: str | os.PathLike, mode: int) -> OSError:
     if stat.S_ISDIR(mode):
         return IsADirectoryError(errno.EISDIR, "is a folder, not a file", os.fspath(path))
-    kind = "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
-    return OSError(errno.EINVAL, f"is {kind}: refusing to write over it", os.fspath(path))
+    return OSError(errno.EINVAL, f"is {file_kind(mode)}: refusing to write over it", os.fspath(path))
 
 
 def _own_descriptor(path: str | os.PathLike) -> int | None:

@@ -26,11 +26,14 @@ def _shown(text: str) -> str:
 
 
 def int_type(text: str) -> int:
-    """An integer option (argparse ``type``): digits with an optional sign."""
-    match = re.fullmatch(rf"\s*([+-]?[0-9]{{1,{MAX_DIGITS}}})\s*", text)
+    """An integer option (argparse ``type``): up to ``MAX_DIGITS`` digits (leading zeros aside) with an optional sign."""
+    match = re.fullmatch(r"\s*([+-]?)([0-9]+)\s*", text)
     if not match:
         raise argparse.ArgumentTypeError(f"expected an integer, not {_shown(text)}")
-    return int(match[1])
+    digits = match[2].lstrip("0") or "0"
+    if len(digits) > MAX_DIGITS:
+        raise argparse.ArgumentTypeError(f"expected an integer of at most {MAX_DIGITS} digits, not one of {len(digits):,} digits")
+    return int(match[1] + digits)
 
 
 def float_type(text: str) -> float:
@@ -80,7 +83,8 @@ def check_memory(option: str, count: int, bytes_each: float) -> None:
         return
     need = count * bytes_each
     if need > have:
-        raise ValueError(f"{option} {count:,} would need about {_gib(need)} of memory; this machine has {_gib(have)}")
+        raise ValueError(f"{option} {count:,} would need about {_gib(need)} of memory; this machine has {_gib(have)}, "
+                         f"enough for at most about {int(have // bytes_each):,}")
 
 
 def _gib(nbytes: float) -> str:
