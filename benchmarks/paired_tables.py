@@ -10,7 +10,8 @@ Usage::
 With one seed both evaluations play the same deals, so the per-deal mean score of the players
 compared (by default every seat; ``--first``/``--second`` name one agent spec of each file) at the
 first table minus that at the second is a paired sample: the script prints its mean with a 95%
-interval over deals. Four copies of an agent against four RuleAgents measure self-play strength;
+interval over deals (``wizard_env.training.eval_suite.paired``, which
+``wizard eval-suite`` uses for its paired rows). Four copies of an agent against four RuleAgents measure self-play strength;
 one agent against the same agent with RuleAgent's card play, both against three RuleAgents, measure
 what the learned play adds.
 """
@@ -21,9 +22,7 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
-from wizard_env.training.evaluate import mean_ci
+from wizard_env.training.eval_suite import paired
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,31 +38,16 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         print(f"paired_tables: cannot read an evaluation: {e}", file=sys.stderr)
         return 2
-    if a["deal_seeds"] != b["deal_seeds"] or a["players"] != b["players"]:
-        print("paired_tables: the two evaluations did not play the same deals (use one --seed, --games and --players)",
-              file=sys.stderr)
-        return 2
     try:
-        first, first_name = per_deal(a, args.first_agent)
-        second, second_name = per_deal(b, args.second_agent)
-    except KeyError as e:
-        print(f"paired_tables: {e.args[0]}", file=sys.stderr)
+        result = paired(a, b, args.first_agent, args.second_agent)
+    except ValueError as e:
+        print(f"paired_tables: {e}", file=sys.stderr)
         return 2
-    diff, ci = mean_ci(first - second)
-    print(f"{first_name}: {first.mean():.1f} per player per game; {second_name}: {second.mean():.1f}; "
-          f"paired by deal over {len(first)} deals: {diff:+.1f} ± {ci:.1f}")
+    first_name = args.first_agent or ", ".join(a["agents"])
+    second_name = args.second_agent or ", ".join(b["agents"])
+    print(f"{first_name}: {result.first.mean:.1f} per player per game; {second_name}: {result.second.mean:.1f}; "
+          f"paired by deal over {result.deals} deals: {result.diff.mean:+.1f} ± {result.diff.ci95 or 0:.1f}")
     return 0
-
-
-def per_deal(result: dict, spec: str | None) -> tuple[np.ndarray, str]:
-    """Mean score per deal of the entries of ``spec`` (None: every entry), and a label; KeyError for an absent spec."""
-    scores = np.asarray(result["deal_scores"])
-    if spec is None:
-        return scores.mean(axis=1), ", ".join(result["agents"])
-    rows = [s for s in result["specs"] if s["name"] == spec]
-    if not rows:
-        raise KeyError(f"no agent {spec!r} in that evaluation (agents: {', '.join(result['agents'])})")
-    return scores[:, rows[0]["entries"]].mean(axis=1), spec
 
 
 if __name__ == "__main__":

@@ -230,6 +230,20 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--workers", "100000"], ["--workers must be at least 1 and at most 256"]),
         (["--resume", "--out", "{files}/nowhere"], ["--resume", "{files}/nowhere"]),
     ],
+    "eval-suite": [
+        (["nobody"], ["AGENT: unknown agent 'nobody'"]),
+        (["ppo:{files}/missing.npz"], ["{files}/missing.npz", "no such file"]),
+        (["rule", "--games", "1"], ["--games must be at least 2"]),
+        (["rule", "--games", "abc"], ["argument --games", "expected an integer"]),
+        (["rule", "--games", BIG], ["--games 1,000,000,000,000 would need about", "GiB of memory"]),
+        (["rule", "--seed", "-1"], ["argument --seed", "0 to 2**63 - 1"]),
+        (["rule", "--reference", "nobody"], ["--reference: unknown agent 'nobody'"]),
+        (["rule", "--reference-games", "0"], ["--reference-games must be at least 2"]),
+        (["rule", "--players-battery", "7"], ["--players-battery 7"]),
+        (["rule", "--players-battery", "x"], ["--players-battery 'x'"]),
+        (["rule", "--skip", "nothing"], ["--skip 'nothing'", "the rows are"]),
+        (["rule", "--out", ""], ["argument --out", "empty"]),
+    ],
 }
 
 FLAT = [(command, args, needles) for command, cases in CASES.items() for args, needles in cases]

@@ -254,6 +254,21 @@ class EvalResult:
         return len(self.deal_seeds)
 
 
+def seats_of_entries(orders: Sequence[tuple[int, ...]], games: int) -> np.ndarray:
+    """``[games, entry] -> seat`` for ``games`` games played deal by deal in the ``orders`` of ``seatings``."""
+    seating = np.tile(np.asarray(orders), (games // len(orders), 1))  # [games, seat] -> entry
+    return np.argsort(seating, axis=1)
+
+
+def bid_accuracy_by_deal(result: "EvalResult") -> np.ndarray:
+    """``[deals, entries]``: the fraction of its rounds each entry bid exactly, over the games of each deal."""
+    records, per_deal = result.records, len(result.seatings)
+    seat_of = seats_of_entries(result.seatings, len(records.seeds))
+    met = (records.bids == records.tricks).mean(axis=1)  # [games, seat]
+    by_entry = np.take_along_axis(met, seat_of, axis=1)
+    return by_entry.reshape(-1, per_deal, by_entry.shape[1]).mean(axis=1)
+
+
 def summarise(rules: Rules, specs: Sequence[str], orders: Sequence[tuple[int, ...]], records: GameRecords,
               reference: str, seed: int = 0) -> tuple[np.ndarray, list[Stats], list[Stats]]:
     """Per-deal entry scores, spec rows and entry rows from the records of the games, deal by deal.
@@ -263,8 +278,7 @@ def summarise(rules: Rules, specs: Sequence[str], orders: Sequence[tuple[int, ..
     """
     n, per_deal = rules.num_players, len(orders)
     games = len(records.seeds)
-    seating = np.tile(np.asarray(orders), (games // per_deal, 1))  # [games, seat] -> entry
-    seat_of = np.argsort(seating, axis=1)  # [games, entry] -> seat
+    seat_of = seats_of_entries(orders, games)
     rows = np.arange(games)[:, None]
     totals = records.totals[rows, seat_of]  # [games, entries]
     deal_scores = totals.reshape(-1, per_deal, n).mean(axis=1)

@@ -39,7 +39,7 @@ MAX_MESSAGE = 500
 #: ``VARIANT_OPTIONS = False``) and ``run(args) -> int``.
 COMMAND_MODULES: dict[str, str] = {
     "simulate": "wizard_env.cli.simulate", "replay": "wizard_env.cli.replay", "play": "wizard_env.cli.play",
-    "eval": "wizard_env.cli.eval", "bench": "wizard_env.cli.bench", "train": "wizard_env.cli.train",
+    "eval": "wizard_env.cli.eval", "eval-suite": "wizard_env.cli.eval_suite", "bench": "wizard_env.cli.bench", "train": "wizard_env.cli.train",
     "train-values": "wizard_env.cli.train_values", "serve": "wizard_env.cli.serve",
 }
 
@@ -102,15 +102,25 @@ class _CompileNotice(numba_event.Listener):
 
 @contextlib.contextmanager
 def _sigterm_raises() -> Iterator[None]:
-    """While inside, SIGTERM raises Terminated in the main thread (elsewhere signals cannot be handled)."""
+    """While inside, SIGTERM raises Terminated and SIGINT KeyboardInterrupt in the main thread (elsewhere signals
+    cannot be handled).
+
+    SIGINT too: a shell starts a command run in the background of a script (``wizard train ... &``) with SIGINT
+    ignored, and Python then leaves it ignored, so ``kill -INT`` (as Ctrl-C) did nothing and the run went on to its end.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    interrupt = signal.getsignal(signal.SIGINT)
+    if interrupt == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+        if interrupt == signal.SIG_IGN:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

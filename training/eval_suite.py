@@ -1,0 +1,398 @@
+"""The model card's evaluation battery as one call (``wizard eval-suite AGENT``), and the pairing of two
+evaluations on the same deals.
+
+For an agent spec A and a seed S, every row is ``evaluate``'s duplicate deals (each played in every rotation
+of the seats), and every figure a mean over deals with its 95% interval (``mean_ci``):
+
+| row (``skip`` name) | tables played | seed | figures |
+| --- | --- | --- | --- |
+| ``rule`` | A against three ``rule``, 4 players | S | A's difference to the RuleAgents at its table; both bid accuracies |
+| ``reference`` | for each reference R other than A: A against three R, and three A against one R | S | A's difference to R |
+| ``play`` | ``A:play=rule`` against three ``rule`` (A a ``ppo`` spec without ``play=``) | S | A's own score minus the ablation's, paired by deal with the ``rule`` row |
+| ``self-play`` | four A; four ``rule`` | S + 1 | the mean per player of the first table minus the second's, paired by deal |
+| ``players`` | A against ``rule`` at 3, 5 and 6 players (those A plays) | S + 2 | A's difference to the RuleAgents |
+
+With S = 1 these are the seeds of the model card's tables (1, 2 and 3). Two tables with one seed, player count
+and deal count play the same deals, which is what makes the pairing of ``paired`` valid.
+``run_to`` writes the Markdown table (``suite.md``) and every number with its settings (``suite.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from wizard_env.agents.registry import make_agent, parse_spec
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_env.util import options
+from wizard_env.util.checks import check_seed
+from wizard_env.util.files import check_writable, write_atomic
+from wizard_env.util.stopwatch import Stopwatch
+
+from .common import run_lock
+from .evaluate import EVAL_BYTES_PER_GAME, EvalResult, bid_accuracy_by_deal, evaluate, mean_ci
+from .progress import Progress
+
+FORMAT = "wizard-eval-suite/1"
+JSON_NAME, MARKDOWN_NAME = "suite.json", "suite.md"
+#: The rows of the battery, by the names ``skip`` takes.
+ROW_KINDS = ("rule", "reference", "play", "self-play", "players")
+#: The agents whose spec takes ``play=rule`` (RuleAgent's card play): the ``ppo`` family of the registry.
+PLAY_OPTION_AGENTS = ("ppo", "ppo-bid")
+DEFAULT_DEALS = 2000
+DEFAULT_SEED = 1
+DEFAULT_REFERENCES = ("ppo",)
+DEFAULT_PLAYERS = (3, 5, 6)
+#: The baseline of every row but the references'.
+RULE = "rule"
+
+
+# -- pairing two evaluations by deal ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A mean over deals and the half-width of its 95% interval (None with one deal)."""
+
+    mean: float
+    ci95: float | None
+
+    @classmethod
+    def over_deals(cls, values: np.ndarray) -> "Figure":
+        """The mean of per-deal values with its interval (``mean_ci``)."""
+        return cls(*mean_ci(values))
+
+    def to_json(self) -> dict[str, float | None]:
+        """``{"mean": ..., "ci95": ...}``."""
+        return {"mean": self.mean, "ci95": self.ci95}
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two per-deal series on the same deals, and their difference paired by deal."""
+
+    first: Figure
+    second: Figure
+    diff: Figure
+    deals: int
+
+
+def pair(first: np.ndarray, second: np.ndarray) -> Pairing:
+    """The means of two per-deal series of the same deals and the mean of ``first - second`` with its interval."""
+    first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
+    if first.shape != second.shape or first.ndim != 1:
+        raise ValueError(f"paired series must be per deal and of one length, not shapes {first.shape} and {second.shape}")
+    return Pairing(Figure.over_deals(first), Figure.over_deals(second), Figure.over_deals(first - second), len(first))
+
+
+def _fields(result: EvalResult | dict) -> tuple[list[str], np.ndarray, list[int], int]:
+    """(agents by entry, deal scores [deals, entries], deal seeds, players) of a result or its eval.json."""
+    if isinstance(result, EvalResult):
+        return list(result.agent_specs), result.deal_scores, list(result.deal_seeds), result.rules.num_players
+    return [s.strip() for s in result["agents"]], np.asarray(result["deal_scores"], np.float64), list(result["deal_seeds"]), int(result["players"])
+
+
+def deal_means(result: EvalResult | dict, spec: str | None = None) -> np.ndarray:
+    """Per deal, the mean score of the entries of ``spec`` (None: every entry); ValueError naming an absent spec."""
+    agents, scores, _, _ = _fields(result)
+    if spec is None:
+        return scores.mean(axis=1)
+    entries = [e for e, s in enumerate(agents) if s == spec.strip()]
+    if not entries:
+        raise ValueError(f"no agent {spec!r} in that evaluation (agents: {', '.join(agents)})")
+    return scores[:, entries].mean(axis=1)
+
+
+def paired(first: EvalResult | dict, second: EvalResult | dict, first_agent: str | None = None,
+           second_agent: str | None = None) -> Pairing:
+    """``first_agent``'s mean per deal in ``first`` against ``second_agent``'s in ``second`` (None: every seat),
+    paired by deal; ValueError unless both evaluations played the same deals (one seed, deal count, player count)."""
+    (_, _, seeds_a, players_a), (_, _, seeds_b, players_b) = _fields(first), _fields(second)
+    if seeds_a != seeds_b or players_a != players_b:
+        raise ValueError("the two evaluations did not play the same deals (use one --seed, --games and --players)")
+    return pair(deal_means(first, first_agent), deal_means(second, second_agent))
+
+
+# -- the battery -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    """What the battery plays; the names of the checks are ``wizard eval-suite``'s options."""
+
+    agent: str  #: the agent spec evaluated
+    deals: int = DEFAULT_DEALS  #: duplicate deals per table
+    seed: int = DEFAULT_SEED  #: seed S: 4-player rows S, self-play S + 1, other player counts S + 2
+    references: tuple[str, ...] = DEFAULT_REFERENCES  #: agents met one against three and three against one
+    reference_deals: int | None = None  #: deals of the reference tables (None: ``deals``)
+    players: tuple[int, ...] = DEFAULT_PLAYERS  #: the other player counts, against ``rule``
+    skip: tuple[str, ...] = ()  #: rows left out (``ROW_KINDS``)
+
+    def check(self) -> None:
+        """ValueError naming the option of the first setting that is wrong; builds nothing."""
+        try:
+            parse_spec(self.agent)
+        except ValueError as err:
+            raise ValueError(f"AGENT: {err}") from None
+        for option, deals in (("--games", self.deals), ("--reference-games", self.reference_deals)):
+            if deals is not None:
+                options.check_range(option, deals, 2)  # an interval over deals needs two of them
+        options.check_range("--seed", self.seed, 0, 2**63 - 3)  # the rows use S, S + 1 and S + 2
+        check_seed(self.seed, "--seed")
+        for spec in self.references:
+            try:
+                parse_spec(spec)
+            except ValueError as err:
+                raise ValueError(f"--reference: {err}") from None
+        for n in self.players:
+            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+                raise ValueError(f"--players-battery {n}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
+        unknown = [k for k in self.skip if k not in ROW_KINDS]
+        if unknown:
+            raise ValueError(f"--skip {unknown[0]!r}: the rows are {', '.join(ROW_KINDS)}")
+        most = max((4, *self.players))
+        options.check_memory("--games", max(self.deals, self.reference_deals or 0), EVAL_BYTES_PER_GAME * most)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One evaluation of the battery: ``agents`` by entry on ``deals`` deals of ``seed``; ``mine`` are the agent's entries."""
+
+    agents: tuple[str, ...]
+    seed: int
+    deals: int
+    mine: tuple[int, ...]
+
+    def split(self, values: np.ndarray) -> Pairing:
+        """Per-deal values ``[deals, entries]``: the mean of the agent's entries paired with the others'."""
+        others = [e for e in range(len(self.agents)) if e not in self.mine]
+        return pair(values[:, list(self.mine)].mean(axis=1), values[:, others].mean(axis=1))
+
+
+@dataclass
+class Row:
+    """One line of the table: what it measures, the tables it needs, and (once run) its figures."""
+
+    key: str
+    kind: str
+    measurement: str
+    tables: tuple[Table, ...]
+    skipped: str | None = None
+    figures: dict[str, Figure] | None = None
+    wall_seconds: float = 0.0
+
+
+def _versus(agent: str, other: str, mine: int, n: int, seed: int, deals: int) -> Table:
+    """``mine`` seats of ``agent`` then ``n - mine`` of ``other``."""
+    return Table((agent,) * mine + (other,) * (n - mine), seed, deals, tuple(range(mine)))
+
+
+def plan(config: SuiteConfig, agent_players: Sequence[int] | None = None) -> list[Row]:
+    """The rows of the battery in order; ``agent_players``: the player counts the agent plays (None: all)."""
+    a, s, deals = config.agent.strip(), config.seed, config.deals
+    rows: list[Row] = []
+    rule_table = _versus(a, RULE, 1, 4, s, deals)
+    if "rule" not in config.skip:
+        rows.append(Row("rule", "rule", f"4p `{a}` vs three `rule` (`--agents {','.join(rule_table.agents)} --seed {s}`)",
+                        (rule_table,)))
+    if "reference" not in config.skip:
+        ref_deals = config.reference_deals or deals
+        for r in dict.fromkeys(spec.strip() for spec in config.references):
+            if r == a:
+                continue  # the agent against itself: zero by construction
+            one, three = _versus(a, r, 1, 4, s, ref_deals), _versus(a, r, 3, 4, s, ref_deals)
+            rows.append(Row(f"reference:{r}:one", "reference", f"4p `{a}` vs three `{r}` "
+                            f"(`--agents {','.join(one.agents)} --reference {r} --seed {s}`)", (one,)))
+            rows.append(Row(f"reference:{r}:three", "reference", f"4p three `{a}` vs one `{r}` "
+                            f"(`--agents {','.join(three.agents)} --reference {r} --seed {s}`)", (three,)))
+    name, arg = parse_spec(a)
+    if "play" not in config.skip and name in PLAY_OPTION_AGENTS:
+        ablation = f"{a}:play=rule"
+        row = Row("play", "play", f"learned play alone: `{a}` vs `{ablation}`, each against three `rule` "
+                  f"(seed {s}, paired by deal)", (rule_table, _versus(ablation, RULE, 1, 4, s, deals)))
+        if arg is not None and any(part.startswith("play=") for part in arg.split(":")):
+            row.skipped = f"`{a}` already names its card play"
+        rows.append(row)
+    if "self-play" not in config.skip:
+        rows.append(Row("self-play", "self-play", f"4p self-play: four `{a}` vs four `rule` (seed {s + 1}, paired by deal)",
+                        (_versus(a, a, 4, 4, s + 1, deals), _versus(RULE, RULE, 4, 4, s + 1, deals))))
+    if "players" not in config.skip:
+        for n in config.players:
+            table = _versus(a, RULE, 1, n, s + 2, deals)
+            row = Row(f"players:{n}", "players", f"{n}p `--agents {','.join(table.agents)} --seed {s + 2}`", (table,))
+            if agent_players is not None and n not in agent_players:
+                row.skipped = f"`{a}` plays {'/'.join(map(str, agent_players))} players"
+            rows.append(row)
+    if "rule" not in config.skip:
+        rows.append(Row("bid-accuracy", "bid-accuracy", f"4p bid accuracy of `{a}` (seed {s})", (rule_table,)))
+    return rows
+
+
+def figures(row: Row, results: dict[Table, EvalResult]) -> dict[str, Figure]:
+    """The figures of a row from the evaluations of its tables."""
+    first = row.tables[0]
+    result = results[first]
+    if row.kind == "self-play":
+        both = paired(results[row.tables[0]], results[row.tables[1]])
+        return {"diff": both.diff, "agent_score": both.first, "rule_score": both.second}
+    if row.kind == "play":
+        ablation = results[row.tables[1]]
+        own = paired(result, ablation, first.agents[0], row.tables[1].agents[0])
+        to_rule = [Figure.over_deals(r.deal_scores[:, 0] - r.deal_scores[:, 1:].mean(axis=1)) for r in (result, ablation)]
+        return {"diff": own.diff, "agent_score": own.first, "ablation_score": own.second,
+                "agent_diff_to_rule": to_rule[0], "ablation_diff_to_rule": to_rule[1]}
+    accuracy = first.split(bid_accuracy_by_deal(result))
+    if row.kind == "bid-accuracy":
+        return {"bid_accuracy": accuracy.first, "rule_bid_accuracy": accuracy.second}
+    versus = first.split(result.deal_scores)
+    found = {"diff": versus.diff, "agent_score": versus.first, "other_score": versus.second}
+    if row.kind == "rule":
+        found |= {"bid_accuracy": accuracy.first, "rule_bid_accuracy": accuracy.second}
+    return found
+
+
+def _pm(figure: Figure, digits: int = 1, sign: bool = True) -> str:
+    value = f"{figure.mean:+.{digits}f}" if sign else f"{figure.mean:.{digits}f}"
+    return value if figure.ci95 is None else f"{value} ± {figure.ci95:.{digits}f}"
+
+
+def _pct(figure: Figure) -> str:
+    return f"{figure.mean:.1%}" if figure.ci95 is None else f"{figure.mean:.1%} ± {figure.ci95 * 100:.1f}"
+
+
+def result_text(row: Row) -> str:
+    """The row's result cell, in the model card's words."""
+    if row.skipped is not None:
+        return f"not run: {row.skipped}"
+    f = row.figures or {}
+    if row.kind == "bid-accuracy":
+        return f"**{_pct(f['bid_accuracy'])}** (`rule` {_pct(f['rule_bid_accuracy'])})"
+    if row.kind == "play":
+        return (f"own score **{_pm(f['diff'])}** ({f['agent_score'].mean:.1f} vs {f['ablation_score'].mean:.1f}); "
+                f"difference to the RuleAgents at the table {_pm(f['agent_diff_to_rule'])} vs {_pm(f['ablation_diff_to_rule'])}")
+    if row.kind == "self-play":
+        return f"**{_pm(f['diff'])}** per player ({f['agent_score'].mean:.1f} vs {f['rule_score'].mean:.1f})"
+    text = f"**{_pm(f['diff'])}** ({f['agent_score'].mean:.1f} vs {f['other_score'].mean:.1f})"
+    if row.kind == "rule":
+        text += f"; bid accuracy {f['bid_accuracy'].mean:.1%} vs {f['rule_bid_accuracy'].mean:.1%}"
+    return text
+
+
+def _table_json(table: Table, result: EvalResult | None) -> dict[str, Any]:
+    data: dict[str, Any] = {"players": len(table.agents), "agents": list(table.agents), "agent_entries": list(table.mine),
+                            "seed": table.seed, "deals": table.deals}
+    if result is not None:
+        data |= {"orders": "rotations", "deal_seeds": list(result.deal_seeds), "agent_seeds": list(result.agent_seeds),
+                 "deal_scores": result.deal_scores.tolist()}
+    return data
+
+
+def to_json(config: SuiteConfig, rows: list[Row], results: dict[Table, EvalResult], version: str) -> dict[str, Any]:
+    """Every figure of the battery, its settings and the per-deal scores of every table, as plain JSON values."""
+    tables = list(dict.fromkeys(t for row in rows if row.skipped is None for t in row.tables))
+    return {
+        "format": FORMAT,
+        "version": version,
+        "agent": config.agent.strip(),
+        "references": [r.strip() for r in config.references],
+        "deals": config.deals,
+        "reference_deals": config.reference_deals or config.deals,
+        "seed": config.seed,
+        "seeds": {"4p": config.seed, "self-play": config.seed + 1, "players": config.seed + 2},
+        "players": list(config.players),
+        "skip": list(config.skip),
+        "rounds": "standard",
+        "rows": [{"key": row.key, "kind": row.kind, "measurement": row.measurement, "result": result_text(row),
+                  "skipped": row.skipped, "wall_seconds": row.wall_seconds,
+                  "tables": [tables.index(t) for t in row.tables] if row.skipped is None else [],
+                  "figures": None if row.figures is None else {k: v.to_json() for k, v in row.figures.items()}}
+                 for row in rows],
+        "tables": [_table_json(t, results.get(t)) for t in tables],
+    }
+
+
+def format_markdown(data: dict[str, Any]) -> str:
+    """The battery's table (the model card's format) from its JSON."""
+    deals = f"{data['deals']:,} duplicate deals per row"
+    if data["reference_deals"] != data["deals"]:
+        deals += f" ({data['reference_deals']:,} against the references)"
+    lines = [f"Evaluation battery of `{data['agent']}` (`wizard eval-suite`, wizard-env {data['version']}): {deals}, "
+             f"each played in every rotation of the seats; standard rounds; 95% intervals over deals; "
+             f"seeds {data['seed']} (4 players), {data['seed'] + 1} (self-play), {data['seed'] + 2} (other player counts).",
+             "", "| measurement | result |", "| --- | --- |"]
+    lines += [f"| {row['measurement']} | {row['result']} |" for row in data["rows"]]
+    return "\n".join(lines) + "\n"
+
+
+def prepare(config: SuiteConfig) -> list[Row]:
+    """Check the settings, build the agent and the references once (a bad checkpoint fails here, before any
+    game), and plan the rows; ValueError naming the option at fault."""
+    config.check()
+    try:
+        players = getattr(make_agent(config.agent, 0), "players", None)
+    except ValueError as err:
+        raise ValueError(f"AGENT: {err}") from None
+    for spec in config.references:
+        try:
+            make_agent(spec, 0)
+        except ValueError as err:
+            raise ValueError(f"--reference: {err}") from None
+    return plan(config, None if players is None else tuple(players))
+
+
+def run_suite(config: SuiteConfig, log: Callable[[str], object] | None = None, quiet: bool = False,
+              version: str = "unknown", rows: list[Row] | None = None) -> dict[str, Any]:
+    """Play the battery (the ``rows`` of ``prepare``, made here if None) and return its JSON (``to_json``);
+    ``log`` gets a line as each row starts and ends, and progress lines unless ``quiet``."""
+    rows = prepare(config) if rows is None else rows
+    say = (lambda line: None) if log is None or quiet else log
+    results: dict[Table, EvalResult] = {}
+    for i, row in enumerate(rows, 1):
+        if row.skipped is not None:
+            say(f"[{i}/{len(rows)}] {row.key}: not run ({row.skipped})")
+            continue
+        say(f"[{i}/{len(rows)}] {row.key}: {row.measurement} ...")
+        with Stopwatch() as watch:
+            for table in row.tables:
+                if table not in results:  # the play row reuses the rule row's table
+                    results[table] = _play(table, row.key, quiet, log)
+            row.figures = figures(row, results)
+        row.wall_seconds = watch.seconds
+        say(f"[{i}/{len(rows)}] {row.key}: {result_text(row).replace('**', '')} ({watch.seconds:.1f} s)")
+    return to_json(config, rows, results, version)
+
+
+def _play(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None) -> EvalResult:
+    rules = Rules.make(len(table.agents))
+    rounds = table.deals * len(table.agents) * rules.num_rounds
+    with Progress(key, rounds, "round", quiet or log is None, log or print) as bar:
+        return evaluate(rules, table.agents, table.deals, table.seed, reference=table.agents[-1], progress=bar.update)
+
+
+def write(data: dict[str, Any], out: str | os.PathLike) -> list[Path]:
+    """Write suite.md, then suite.json (the commit point) into the folder ``out``; return their paths."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    md_path, json_path = folder / MARKDOWN_NAME, folder / JSON_NAME
+    markdown = format_markdown(data)
+    write_atomic(md_path, lambda file: file.write(markdown))
+    write_atomic(json_path, lambda file: file.write(json.dumps(data, indent=1, allow_nan=False) + "\n"))
+    return [md_path, json_path]
+
+
+def run_to(out: str | os.PathLike, config: SuiteConfig, log: Callable[[str], object] | None = None, quiet: bool = False,
+           version: str = "unknown") -> tuple[dict[str, Any], list[Path]]:
+    """Check everything, hold ``out``'s run lock, play the battery and write its files; ValueError if another run holds it."""
+    rows = prepare(config)
+    check_writable(out, folder=True)  # before the games, not after
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    with run_lock(folder, "wizard eval-suite"):
+        data = run_suite(config, log, quiet, version, rows)
+        return data, write(data, folder)
+
