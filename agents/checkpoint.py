@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import tokenize
 import zipfile
 from typing import Mapping
 
@@ -39,13 +40,42 @@ def weight_names(hidden: list[int]) -> tuple[list[str], list[str]]:
     return actor, critic
 
 
-def check_hidden(hidden: object) -> list[int]:
-    """The config's ``hidden`` as a list of positive ints, or ValueError."""
+#: The bytes of a ``.npy`` header before an entry's data (numpy pads the header of the arrays written here to 128).
+NPY_HEADER_BYTES = 128
+
+
+def check_sizes(entries: list[tuple[str, int]], whole: str = "its entries") -> None:
+    """ValueError unless entries of these unpacked sizes (each named as a message names it) fit in a checkpoint:
+    the limits the loader applies to a file's entries, and the trainers to the network they will save."""
+    for what, size in entries:
+        if size > MAX_MEMBER_BYTES:
+            raise ValueError(f"{what} would unpack to {size:,} bytes, more than the {MAX_MEMBER_BYTES:,} a checkpoint entry may hold")
+    total = sum(size for _, size in entries)
+    if total > MAX_TOTAL_BYTES:
+        raise ValueError(f"{whole} would unpack to {total:,} bytes, more than the {MAX_TOTAL_BYTES:,} a checkpoint may hold")
+
+
+def check_hidden(hidden: object, inputs: int | None = None, critic: bool = False, name: str = "config entry 'hidden'") -> list[int]:
+    """``hidden`` as a list of positive ints, or ValueError naming it as ``name`` unless a checkpoint may hold the network.
+
+    Without ``inputs`` (the width of the network's input) the weights every such network has are checked: those
+    between hidden layers and the action layer. With it, every weight of the policy, and with ``critic`` of the
+    value net too (as ``wizard train`` saves it), so a trainer refuses before any work a network it could not save.
+    """
     if not isinstance(hidden, list) or len(hidden) > MAX_LAYERS or not all(
         type(h) is int and 1 <= h <= MAX_WIDTH for h in hidden
     ):
-        raise ValueError(f"config entry 'hidden' must be a list of at most {MAX_LAYERS} layer widths "
+        raise ValueError(f"{name} must be a list of at most {MAX_LAYERS} layer widths "
                          f"(integers 1 to {MAX_WIDTH}), not {short_repr(hidden)}")
+    nets = [[*hidden, NUM_ACTIONS]] if inputs is None else [[inputs, *hidden, NUM_ACTIONS]] + [[inputs, *hidden, 1]] * critic
+    entries = []
+    for widths in nets:
+        for a, b in zip(widths, widths[1:]):
+            entries += [(f"a {b}x{a} weight", 4 * a * b + NPY_HEADER_BYTES), (f"a bias of {b}", 4 * b + NPY_HEADER_BYTES)]
+    try:
+        check_sizes(entries, "the network's weights")
+    except ValueError as e:
+        raise ValueError(f"{name} {short_repr(hidden)}: {e}") from None
     return hidden
 
 
@@ -57,18 +87,15 @@ def read_archive(path: str | os.PathLike) -> tuple[object, dict[str, np.ndarray]
         if len(set(names)) != len(names):
             raise ValueError("the archive holds two entries of one name")
         members = dict(zip(names, infos))
-        for name, info in members.items():  # sizes as the zip declares them, before anything is decompressed
-            limit = MAX_CONFIG_BYTES if name == "config" else MAX_MEMBER_BYTES
-            if info.file_size > limit:
-                raise ValueError(f"entry {name!r} would unpack to {info.file_size:,} bytes, more than the {limit:,} "
-                                 "a checkpoint entry may hold")
-        total = sum(info.file_size for info in infos)
-        if total > MAX_TOTAL_BYTES:
-            raise ValueError(f"its entries would unpack to {total:,} bytes, more than the {MAX_TOTAL_BYTES:,} a checkpoint may hold")
+        # sizes as the zip declares them, before anything is decompressed
+        if "config" in members and members["config"].file_size > MAX_CONFIG_BYTES:
+            raise ValueError(f"entry 'config' would unpack to {members['config'].file_size:,} bytes, more than the "
+                             f"{MAX_CONFIG_BYTES:,} a checkpoint's config may hold")
+        check_sizes([(f"entry {name!r}", info.file_size) for name, info in members.items()])
         if "config" not in members:
             raise ValueError("no 'config' entry")
         try:
-            config = json.loads(_read_member(archive, members["config"], np.uint8).tobytes().decode())
+            config = json.loads(read_member(archive, members["config"], np.uint8).tobytes().decode())
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ValueError(f"its config is not valid JSON ({e})") from None
         except RecursionError:
@@ -80,13 +107,15 @@ def read_archive(path: str | os.PathLike) -> tuple[object, dict[str, np.ndarray]
         for name in members:
             if expected is not None and name not in expected:
                 raise ValueError(f"unexpected entry {name!r} (not a weight of the network its config describes)")
-        arrays = {name: _read_member(archive, info, np.float32) for name, info in members.items() if name != "config"}
+        arrays = {name: read_member(archive, info, np.float32) for name, info in members.items() if name != "config"}
     return config, arrays
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: type) -> np.ndarray:
-    """One ``.npy`` member of ``dtype``; its header's size is checked against the member's before the data is read."""
+def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: type | tuple[type, ...]) -> np.ndarray:
+    """One ``.npy`` member of ``dtype`` (or of one of several), never unpickled; its header's size is checked against
+    the member's before the data is read. ValueError naming the entry, or the zip's errors for a damaged archive."""
     name = info.filename.removesuffix(".npy")
+    dtypes = [np.dtype(d) for d in (dtype if isinstance(dtype, tuple) else (dtype,))]
     if not info.filename.endswith(".npy"):
         raise ValueError(f"entry {info.filename!r} is not a .npy array")
     with archive.open(info) as f:
@@ -94,9 +123,12 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, dtype: type) -
         read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
         if read_header is None:
             raise ValueError(f"entry {name!r} is a .npy of unknown version {version}")
-        shape, fortran, found = read_header(f)
-        if found != np.dtype(dtype):
-            raise ValueError(f"entry {name!r} holds {found}, expected {np.dtype(dtype)}")
+        try:
+            shape, fortran, found = read_header(f)
+        except (ValueError, SyntaxError, TypeError, tokenize.TokenError) as e:  # numpy parses the header as Python
+            raise ValueError(f"entry {name!r} has a damaged .npy header ({type(e).__name__}: {str(e)[:80]})") from None
+        if found not in dtypes:
+            raise ValueError(f"entry {name!r} holds {found}, expected {' or '.join(map(str, dtypes))}")
         nbytes = math.prod(shape) * found.itemsize
         if nbytes > info.file_size:
             raise ValueError(f"entry {name!r} declares {nbytes:,} bytes of data in a member of {info.file_size:,}")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -36,7 +37,7 @@ import numpy as np
 
 from wizard_env.engine.actions import Phase
 from wizard_env.util.checks import short_repr
-from wizard_env.util.files import write_atomic
+from wizard_env.util.files import not_a_file, write_atomic
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
 from wizard_env.engine.rules import MIN_PLAYERS
@@ -61,6 +62,9 @@ PRETRAINED = _PRETRAINED / "wizard-v1.npz"
 PRETRAINED_BID = _PRETRAINED / "wizard-4p.npz"
 #: Who plays the cards: the network (where it learned play) or RuleAgent.
 PLAY_MODES = ("net", "rule")
+#: Where a run folder keeps its latest checkpoint: every trainer writes ``checkpoints/latest.npz``; RLlib runs
+#: made before that wrote ``latest.npz`` in the folder itself.
+RUN_CHECKPOINTS = ("checkpoints/latest.npz", "latest.npz")
 _POLICY = "mlp_extractor.policy_net"
 
 
@@ -73,13 +77,26 @@ def save_checkpoint(path: str | os.PathLike, config: Mapping, weights: Mapping[s
     return write_atomic(path, lambda file: np.savez_compressed(file, **arrays), binary=True)
 
 
-def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
-    """The (config, weights) of a checkpoint; ValueError naming the file for a missing, damaged or foreign one."""
+def checkpoint_file(path: str | os.PathLike) -> Path:
+    """``path``, or for a run folder its latest checkpoint (the first of ``RUN_CHECKPOINTS`` there); ValueError
+    naming what was looked for in a folder that holds none."""
     path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"checkpoint {path}: is a folder, not a checkpoint file (.npz)")
-    if not path.is_file():
-        raise ValueError(f"checkpoint {path}: no such file")
+    if not path.is_dir():
+        return path
+    for name in RUN_CHECKPOINTS:
+        if (path / name).is_file():
+            return path / name
+    raise ValueError(f"checkpoint {path}: is a folder, not a checkpoint file (.npz), and not a run folder: it holds no "
+                     f"{' or '.join(RUN_CHECKPOINTS)} (where wizard train and train-values keep a run's latest checkpoint)")
+
+
+def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray]]:
+    """The (config, weights) of a checkpoint file or of a run folder's latest one; ValueError naming the file for a
+    missing, damaged or foreign one."""
+    path = checkpoint_file(path)
+    problem = not_a_file(path)  # a FIFO or a device is named as such, and never read
+    if problem is not None:
+        raise ValueError(f"checkpoint {path}: {problem}")
     if not zipfile.is_zipfile(path):
         raise ValueError(f"checkpoint {path}: not a wizard checkpoint (a .npz archive of numbers)")
     try:
@@ -90,7 +107,7 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray
         check_checkpoint(config, arrays)
     except ValueError as e:
         raise ValueError(f"checkpoint {path}: {e}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError, NotImplementedError) as e:
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError, NotImplementedError) as e:
         raise ValueError(f"checkpoint {path}: unreadable, damaged or truncated ({type(e).__name__}: {e})") from None
     return config, arrays
 
@@ -192,7 +209,8 @@ class PPOAgent(Agent):
     @classmethod
     def load(cls, path: str | os.PathLike = PRETRAINED, seed: int | np.random.Generator | None = None,
              play: str = "net") -> "PPOAgent":
-        """The agent stored in checkpoint ``path`` (default: the shipped one)."""
+        """The agent stored in checkpoint ``path`` (default: the shipped one), or in a run folder's latest checkpoint."""
+        path = checkpoint_file(path)
         config, weights = load_checkpoint(path)
         return cls(config, weights, seed, source=str(path), play=play)
 

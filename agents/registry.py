@@ -2,7 +2,8 @@
 
 ``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values; see its MODEL_CARD.md);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
-``ppo:PATH`` (a checkpoint of ``wizard train``); ``pimc`` (search on determinized rollouts, options
+``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
+``pimc`` (search on determinized rollouts, options
 ``samples=N`` and ``rollout=rule|ppo``: ``pimc:samples=32:rollout=ppo``; it plays where the games are
 at hand, as in ``wizard eval``). A ``ppo`` spec takes the option ``play=rule`` to
 hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
@@ -76,10 +77,14 @@ _FACTORIES: dict[str, Factory] = {
 
 #: Agent names ``make_agent`` knows.
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+#: Agents that search the game itself (``act_games``), so they cannot play from an observation and a mask alone.
+SEARCH_AGENTS: tuple[str, ...] = ("pimc",)
+#: The agents that play from observations: every player of the envs' opponent seats and of ``wizard simulate``.
+OBSERVATION_AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if name not in SEARCH_AGENTS)
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
-    """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name."""
+    """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name or an option given twice."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string such as 'rule', not {spec!r}")
     name, sep, arg = spec.strip().partition(":")
@@ -87,7 +92,16 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
         raise ValueError(f"unknown agent {name!r}: known agents are {', '.join(AGENT_NAMES)}")
     if sep and not arg:
         raise ValueError(f"agent spec {spec!r} has ':' but nothing after it")
+    keys = [part.partition("=")[0] for part in arg.split(":") if "=" in part] if sep else []
+    twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+    if twice is not None:
+        raise ValueError(f"agent spec {spec!r} gives the option {twice!r} twice: give it once")
     return name, arg if sep else None
+
+
+def searches_games(agent: str | Agent) -> bool:
+    """Whether ``agent`` (a spec or an Agent) searches the game itself, so it plays only where the games are at hand."""
+    return parse_spec(agent)[0] in SEARCH_AGENTS if isinstance(agent, str) else isinstance(agent, PIMCAgent)
 
 
 def make_agent(spec: str, seed: Seed = None) -> Agent:

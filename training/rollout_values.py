@@ -17,13 +17,15 @@ policy. Rollouts see all hands (they are targets, never inputs): the learner nev
 from __future__ import annotations
 
 import dataclasses
+import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from wizard_env.agents.base import Agent
-from wizard_env.agents.checkpoint import weight_names
+from wizard_env.agents.checkpoint import read_member, weight_names
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
 from wizard_env.agents.rollouts import rollout_values
 from wizard_env.agents.rule_agent import RuleAgent
@@ -73,6 +75,9 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
             values = rollout_values(batch, live[keep], rollout)
             parts.append(ValueSamples(o[keep].astype(np.float16), m[keep] != 0, values, hint[keep]))
         batch.step(a, live)
+    if not parts:  # no decision kept (a few short games, a small share): an empty chunk
+        return ValueSamples(np.zeros((0, OBS_SIZE), np.float16), np.zeros((0, NUM_ACTIONS), bool),
+                            np.zeros((0, NUM_ACTIONS), np.float32), np.zeros(0, np.int64))
     return ValueSamples.concatenate(parts)
 
 
@@ -202,11 +207,48 @@ def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, b
     return loss_sum / max(count, 1)
 
 
+#: The arrays of a chunk file (``np.savez`` of a ``ValueSamples``) and the dtypes each may hold.
+CHUNK_DTYPES: dict[str, tuple[type, ...]] = {"observations": (np.float16, np.float32), "masks": (np.bool_,),
+                                             "values": (np.float32, np.float64), "advice": (np.int64, np.int32)}
+
+
+def read_chunk(path) -> ValueSamples:
+    """The decisions of one chunk file, checked (never unpickled); ValueError naming the file and what is wrong with it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
+            missing = [name for name in CHUNK_DTYPES if name not in members]
+            if missing:
+                raise ValueError(f"it has no {missing[0]!r} array")
+            samples = ValueSamples(**{name: read_member(archive, members[name], dtypes) for name, dtypes in CHUNK_DTYPES.items()})
+        problem = _chunk_problem(samples)
+        if problem:
+            raise ValueError(problem)
+    except ValueError as e:
+        raise ValueError(f"data chunk {path}: {e}") from None
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError) as e:
+        raise ValueError(f"data chunk {path}: unreadable, damaged or truncated ({type(e).__name__}: {e})") from None
+    return samples
+
+
+def _chunk_problem(samples: ValueSamples) -> str | None:
+    """What makes these arrays not a chunk's decisions (shapes, the advice, values on legal actions), or None."""
+    n = len(samples.advice)
+    shapes = {"observations": (n, OBS_SIZE), "masks": (n, NUM_ACTIONS), "values": (n, NUM_ACTIONS), "advice": (n,)}
+    for name, shape in shapes.items():
+        if getattr(samples, name).shape != shape:
+            return f"its {name!r} array has shape {getattr(samples, name).shape}, expected {shape}"
+    if not ((samples.advice >= 0) & (samples.advice < NUM_ACTIONS)).all() or not samples.masks[np.arange(n), samples.advice].all():
+        return "its 'advice' holds actions that are not legal in their decision"
+    if not np.isfinite(samples.observations).all() or not np.isfinite(samples.values[samples.masks]).all():
+        return "it holds observations or values of legal actions that are not finite"
+    return None
+
+
 def load_samples(paths: list) -> tuple[ValueSamples, np.ndarray]:
     """The decisions of chunk files, concatenated, and the chunk index of each decision."""
     parts, chunk = [], []
     for i, path in enumerate(paths):
-        with np.load(path) as data:
-            parts.append(ValueSamples(*(data[f.name] for f in dataclasses.fields(ValueSamples))))
+        parts.append(read_chunk(path))
         chunk.append(np.full(len(parts[-1].advice), i))
     return ValueSamples.concatenate(parts), np.concatenate(chunk)

@@ -4,9 +4,11 @@
 Each iteration has three parts, all in ``--out``:
 
 1. **Data** (``data/iter-K/chunk-N.npz``, each chunk written atomically, so a killed run keeps every finished
-   chunk): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
+   chunk; about 3.5 kB a decision): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
    the decisions every legal action is tried on copies of the deal and the round is played out by the current
-   agent (``wizard_env.training.rollout_values``): each action's round score in that deal. ``--workers`` processes.
+   agent (``wizard_env.training.rollout_values``): each action's round score in that deal. ``--workers`` processes
+   (``wizard_env.util.workers``: Ctrl-C stops them within seconds, one stopped mid-chunk writes nothing, and they die
+   with the run). A chunk is read whole and checked, so a damaged one is named with its remedy: delete it.
 2. **Fit** (``wizard_env.training.rollout_values.fit``): a network from the observation and RuleAgent's choice to
    the value of each action, fitted to those scores. The new agent plays the argmax, with ``--margin``
    points added to RuleAgent's choice (the checkpoint's ``advice_bonus``): it departs from RuleAgent only
@@ -26,17 +28,20 @@ import dataclasses
 import itertools
 import json
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from wizard_env.agents.checkpoint import check_hidden
 from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, phase_bonus, save_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.util import options
+from wizard_env.util.checks import short_repr
 from wizard_env.util.files import remove_temps, write_atomic
+from wizard_env.util.workers import Workers
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.engine.rules import Rules
 
@@ -97,6 +102,7 @@ def check_config(cfg: ValuesConfig) -> None:
         check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())
     if not cfg.hidden or any(h < 1 for h in cfg.hidden):
         raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
+    check_hidden(cfg.hidden, rv.input_width(cfg.features), name="--hidden")  # the checkpoint's limits, before any work
     options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
     options.check_memory("--games", cfg.games * cfg.workers, options.GAME_BYTES * 8)  # with the rollouts' copies
 
@@ -133,10 +139,56 @@ def _collect_chunk(task: tuple) -> tuple[str, int]:
     return path, len(samples.advice)
 
 
+#: How to recover from a damaged data chunk: chunk N of an iteration is a function of the run's seed and the agent
+#: of the iteration before, so the run collects the same chunk again.
+CHUNK_RECOVERY = "delete it and run again with --resume: it will be collected again"
+
+
 def chunk_samples(path: Path) -> int:
-    """Decisions in a finished chunk file."""
-    with np.load(path) as data:
-        return len(data["advice"])
+    """Decisions in a finished chunk file, read whole and checked; ValueError naming it and how to recover."""
+    try:
+        return len(rv.read_chunk(path).advice)
+    except ValueError as e:
+        raise ValueError(f"{e}; {CHUNK_RECOVERY}") from None
+
+
+def _fits(value: object, default: object) -> bool:
+    """Whether a config.json value is of the kind of a setting with this default."""
+    number = not isinstance(value, bool) and isinstance(value, (int, float))
+    if default is None or isinstance(default, float) and not isinstance(default, bool):
+        return number or default is None and value is None
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int):
+        return type(value) is int
+    if isinstance(default, list):
+        return isinstance(value, list) and all(type(v) is int for v in value)
+    return isinstance(value, type(default))
+
+
+def read_run_config(path: Path) -> dict:
+    """A run's config.json, checked against what ``run_training`` writes; ValueError naming it, what is wrong and
+    how to recover."""
+    recovery = "repair it, or delete it and pass --resume with the run's options (they are then taken as the run's)"
+    try:
+        config = json.loads(path.read_bytes())
+    except OSError as e:
+        raise ValueError(f"--resume: cannot read {path} ({e.strerror or e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"--resume: {path} is not valid JSON ({str(e)[:100]}): {recovery}") from None
+    problem = None
+    if not isinstance(config, dict) or not isinstance(config.get("train"), dict) or not isinstance(config.get("rules"), dict):
+        what = type(config).__name__ if not isinstance(config, dict) else next(k for k in ("train", "rules") if not isinstance(config.get(k), dict))
+        problem = (f"it holds a JSON {what}, not an object" if not isinstance(config, dict) else
+                   f"it has no '{what}' object" if what not in config else f"its '{what}' is not an object")
+    else:
+        defaults = dataclasses.asdict(ValuesConfig())
+        wrong = next((k for k, v in config["train"].items() if k in defaults and not _fits(v, defaults[k])), None)
+        if wrong is not None:
+            problem = f"'train.{wrong}' is {short_repr(config['train'][wrong])}, not a value of --{wrong.replace('_', '-')}"
+    if problem:
+        raise ValueError(f"--resume: {path} is damaged ({problem}): {recovery}")
+    return config
 
 
 class ValuesTrainer:
@@ -191,7 +243,9 @@ class ValuesTrainer:
             self.log(f"iteration {iteration}: {len(sizes)} chunks ({sum(sizes.values()):,} decisions) already collected")
         if enough() is None:
             start, before, index = time.monotonic(), sum(sizes.values()), len(sizes)
-            with ProcessPoolExecutor(cfg.workers) as pool:
+            # leaving the block stops the workers still collecting (chunks no longer needed, or Ctrl-C): a stopped
+            # worker writes nothing, and workers die with this process
+            with Workers(cfg.workers, self.log) as pool:
                 running: dict[Future, int] = {}
                 while enough() is None:
                     while len(running) < cfg.workers and sum(sizes.values()) < cfg.samples or not running:
@@ -204,8 +258,6 @@ class ValuesTrainer:
                         total, now = sum(sizes.values()), time.monotonic()
                         rate, minutes = (total - before) / (now - start), (now - self.started) / 60
                         self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions ({rate:,.0f}/s, {minutes:.1f} min)")
-                for future in running:
-                    future.cancel()
         used = enough()
         assert used is not None  # the loop above ran until enough chunks were in
         return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
@@ -220,7 +272,10 @@ class ValuesTrainer:
         net = rv.value_network(rv.input_width(cfg.features), cfg.hidden)
         if iteration:
             rv.set_network_weights(net, load_checkpoint(self.checkpoint(iteration - 1))[1])
-        samples, chunk = rv.load_samples(chunks)
+        try:
+            samples, chunk = rv.load_samples(chunks)
+        except ValueError as e:
+            raise ValueError(f"{e}; {CHUNK_RECOVERY}") from None
         held_out = chunk % 12 == 11  # every 12th chunk (of the list): decisions of games the fit never sees
         if not held_out.any() or held_out.all():
             held_out = np.zeros(len(chunk), dtype=bool)
@@ -280,16 +335,16 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
     saved = out / "config.json"
     if not resume and (saved.exists() or (out / "data").exists()):
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
-    if resume:
-        if not saved.is_file():
-            raise ValueError(f"--resume: no run in {out} (no config.json)")
-        before = json.loads(saved.read_text())
+    if resume and saved.exists():
+        before = read_run_config(saved)
         now = {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
         changed = [k for k in now["train"] if k not in RESUME_MAY_CHANGE and before["train"].get(k, LATER_DEFAULTS.get(k)) != now["train"][k]]
         if before.get("rules") != now["rules"] or changed:
             what = f"--{changed[0].replace('_', '-')} {before['train'].get(changed[0])!r}" if changed else f"rules {before.get('rules')}"
             may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
             raise ValueError(f"--resume: {out} was started with {what}; pass the run's options (only {may} may change)")
+    elif resume and not (out / "data").is_dir():
+        raise ValueError(f"--resume: no run in {out} (no config.json)")
     out.mkdir(parents=True, exist_ok=True)
     with run_lock(out):
         if resume:

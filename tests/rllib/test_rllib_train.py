@@ -52,14 +52,15 @@ def test_a_tiny_run_prints_each_iteration_and_writes_its_checkpoints(run):
     lines = [line for line in printed.splitlines() if line.startswith("iter")]
     assert len(lines) == 2 and "steps/s" in lines[0] and "mean return per seat" in lines[0]
     assert "illegal actions: 0" in printed
-    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-000000500.npz", "step-000001000.npz"]
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["latest.npz", "step-000000500.npz", "step-000001000.npz"]
+    assert not (out / "latest.npz").exists()  # one place for every trainer: checkpoints/latest.npz
     assert (out / "rllib" / "rllib_checkpoint.json").is_file() and (out / "config.json").is_file()
 
 
 def test_learning_changed_the_weights(run):
     out, _ = run
     _, first = load_checkpoint(out / "checkpoints" / "step-000000500.npz")
-    config, last = load_checkpoint(out / "latest.npz")
+    config, last = load_checkpoint(out / "checkpoints" / "latest.npz")
     assert config["num_timesteps"] == 1000 and config["train"]["backend"] == "rllib"
     assert not np.array_equal(first["action_net.weight"], last["action_net.weight"])
 
@@ -67,11 +68,11 @@ def test_learning_changed_the_weights(run):
 def test_the_export_plays_duplicate_deals_against_rule_agents(run):
     out, _ = run
     rules = Rules.make(4, 2)
-    agent = PPOAgent.load(out / "latest.npz")
+    agent = PPOAgent.load(out / "checkpoints" / "latest.npz")
     rule = [RuleAgent(seed=s) for s in range(3)]
     result = evaluate(rules, ["ppo", "rule", "rule", "rule"], deals=2, seed=0, agents=[agent, *rule])
     assert result.deals == 2 and len(result.records.seeds) == 8 and np.isfinite(result.specs[0].mean_score)
-    status, printed = wizard("eval", "--players", "4", "--rounds", "2", "--agents", f"ppo:{out / 'latest.npz'},rule,rule,rule",
+    status, printed = wizard("eval", "--players", "4", "--rounds", "2", "--agents", f"ppo:{out},rule,rule,rule",
                              "--games", "2", "--out", str(out / "eval"))
     assert status == 0 and (out / "eval" / "eval.json").is_file()
 
@@ -79,7 +80,7 @@ def test_the_export_plays_duplicate_deals_against_rule_agents(run):
 def test_the_export_gives_the_trained_modules_logits_and_values(run):
     out, _ = run
     module = RLModule.from_checkpoint(out / "rllib" / "learner_group" / "learner" / "rl_module" / POLICY_ID)
-    agent = PPOAgent.load(out / "latest.npz")
+    agent = PPOAgent.load(out / "checkpoints" / "latest.npz")
     observations, masks = positions(30)
     def batch():  # a new one per call: the module pops the observation's keys
         return {Columns.OBS: {"observations": torch.as_tensor(observations), "action_mask": torch.ones(masks.shape)}}
@@ -89,7 +90,7 @@ def test_the_export_gives_the_trained_modules_logits_and_values(run):
         values = module.compute_values(batch())
     np.testing.assert_allclose(agent.logits(observations), logits.numpy(), rtol=1e-5, atol=1e-5)
     # the value net too: the learner's, which the env runners' copies of the module do not receive
-    _, weights = load_checkpoint(out / "latest.npz")
+    _, weights = load_checkpoint(out / "checkpoints" / "latest.npz")
     x = observations
     for i in (0, 2):
         x = np.maximum(x @ weights[f"mlp_extractor.value_net.{i}.weight"].T + weights[f"mlp_extractor.value_net.{i}.bias"], 0)
@@ -100,10 +101,11 @@ def test_the_export_gives_the_trained_modules_logits_and_values(run):
 def test_resume_continues_the_run_even_after_a_kill_between_the_renames_of_a_save(run):
     out, _ = run
     (out / "rllib").rename(out / ".rllib.old")  # as a run killed after moving the old checkpoint aside
+    (out / "checkpoints" / "latest.npz").rename(out / "latest.npz")  # and made when RLlib runs kept it in --out
     status, printed = wizard(*TINY, "--timesteps", "1500", "--out", str(out), "--resume")
     assert status == 0 and "resumed from" in printed and "at step 1,000" in printed
-    config, _ = load_checkpoint(out / "latest.npz")
-    assert config["num_timesteps"] == 1500
+    for latest in (out / "checkpoints" / "latest.npz", out / "latest.npz"):  # the old place kept current
+        assert load_checkpoint(latest)[0]["num_timesteps"] == 1500
     assert (out / "rllib").is_dir() and not (out / ".rllib.old").exists() and not (out / ".rllib.new").exists()
     status, _ = wizard(*TINY, "--timesteps", "1500", "--out", str(out))  # no --resume: the run is not overwritten
     assert status == 2

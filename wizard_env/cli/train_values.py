@@ -6,7 +6,7 @@
 Each iteration plays games, tries every legal action of a share of the decisions on copies of the deal, fits a
 network to those values and evaluates the new agent against RuleAgent (``wizard_env.training.train_values``
 describes the run and what ``--out`` holds). The last agent is ``--out/checkpoints/latest.npz``, which
-``wizard eval --agents ppo:PATH`` plays. Needs the train extras.
+``wizard eval --agents ppo:PATH`` plays (or ``ppo:OUT``, the run folder). Needs the train extras.
 """
 
 from __future__ import annotations
