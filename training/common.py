@@ -39,8 +39,8 @@ def say(line: str) -> None:
 
 
 @contextmanager
-def run_lock(out: Path):
-    """Hold ``out/.lock`` (holding our pid) while a run writes into ``out``; ValueError if a live run holds it."""
+def run_lock(out: Path, command: str = "wizard train"):
+    """Hold ``out/.lock`` (holding our pid) while a run writes into ``out``; ValueError (naming ``command``) if a live run holds it."""
     lock, mine = out / ".lock", out / f".lock.{os.getpid()}.tmp"
     mine.write_text(str(os.getpid()))
     try:
@@ -51,7 +51,7 @@ def run_lock(out: Path):
             except FileExistsError:
                 text = lock.read_text().strip() if lock.is_file() else ""
                 if text.isdigit() and pid_alive(int(text)):
-                    raise ValueError(f"{out} is in use by another wizard train (pid {text}): wait for it, or use another --out") from None
+                    raise ValueError(f"{out} is in use by another {command} (pid {text}): wait for it, or use another --out") from None
                 lock.unlink(missing_ok=True)  # left by a run that was killed
         else:
             raise ValueError(f"{out}: could not take the run lock {lock}")

@@ -7,8 +7,8 @@ prints one line: steps so far, steps per second of that iteration (sampling and 
 return per seat (points, unscaled) of the last 100 games finished (RLlib's smoothing window). The run
 stops after ``--timesteps`` decisions or ``--max-minutes``, at the end of an iteration.
 
-``--out`` receives ``config.json``, ``latest.npz`` and ``checkpoints/step-N.npz`` (the policy in the
-``wizard-ppo/1`` format that ``PPOAgent`` and ``wizard eval --agents ppo:DIR/latest.npz`` load; see
+``--out`` receives ``config.json``, ``checkpoints/latest.npz`` and ``checkpoints/step-N.npz`` (the policy in the
+``wizard-ppo/1`` format that ``PPOAgent`` and ``wizard eval --agents ppo:DIR`` load, as for ``wizard train``; see
 ``rllib_export``) and ``rllib/`` (RLlib's own checkpoint of the algorithm, which ``--resume``
 continues from). Every file is written atomically, ``rllib/`` as a folder renamed into place.
 
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.agents.ppo_agent import RUN_CHECKPOINTS, PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.util import options
 from wizard_env.util.checks import check_seed
 from wizard_env.util.stopwatch import Stopwatch
@@ -223,16 +223,19 @@ class RLlibTrainer:
         self.iterations: list[dict[str, float]] = []  #: each iteration's numbers, with its wall seconds
 
     def resume(self) -> None:
-        """Continue from ``out/rllib`` and the step count of ``out/latest.npz``."""
-        config, _ = load_checkpoint(self.out / "latest.npz")
+        """Continue from ``out/rllib`` and the step count of the run's latest checkpoint."""
+        config, _ = load_checkpoint(self.out)  # checkpoints/latest.npz, or latest.npz in a run made before it
         self.algo.restore_from_path(str((self.out / "rllib").resolve()))
         self.steps = int(config.get("num_timesteps", 0))
 
     def save(self) -> Path:
-        """RLlib's checkpoint, then checkpoints/step-N.npz and latest.npz."""
+        """RLlib's checkpoint, then checkpoints/step-N.npz and checkpoints/latest.npz (and the latest.npz of a run made
+        before that layout, kept current for what reads it there)."""
         save_algorithm(self.algo, self.out / "rllib")
         export_policy(self.algo, self.cfg, self.rules, self.steps, self.out / "checkpoints" / f"step-{self.steps:09d}.npz")
-        return export_policy(self.algo, self.cfg, self.rules, self.steps, self.out / "latest.npz")
+        if (self.out / "latest.npz").is_file():
+            export_policy(self.algo, self.cfg, self.rules, self.steps, self.out / "latest.npz")
+        return export_policy(self.algo, self.cfg, self.rules, self.steps, self.out / "checkpoints" / "latest.npz")
 
     def train(self) -> None:
         """PPO iterations until ``timesteps`` (over the whole run, resumed or not) or ``max_minutes``."""
@@ -270,10 +273,10 @@ def run_rllib(cfg: RLlibConfig, rules: Rules, out: str | Path, resume: bool = Fa
     """Start or join Ray, train (or resume), save and export; returns the (stopped) trainer."""
     out, log = Path(out), log or say
     check_config(cfg)
-    latest = out / "latest.npz"
-    if resume and not (latest.is_file() and ((out / "rllib").is_dir() or _swap_names(out / "rllib")[1].is_dir())):
-        raise ValueError(f"--resume: no RLlib run in {out} (needs latest.npz and rllib/)")
-    if not resume and (latest.is_file() or (out / "checkpoints" / "latest.npz").is_file()):
+    latest = any((out / name).is_file() for name in RUN_CHECKPOINTS)
+    if resume and not (latest and ((out / "rllib").is_dir() or _swap_names(out / "rllib")[1].is_dir())):
+        raise ValueError(f"--resume: no RLlib run in {out} (needs checkpoints/latest.npz and rllib/)")
+    if not resume and latest:
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     if resume:
         check_resume(out, cfg, rules)

@@ -17,9 +17,7 @@ already scales counts to 0..1 and scores by 1/100).
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,14 +31,17 @@ from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_c
 from wizard_env.agents.random_agent import RandomAgent
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.util import options
-from wizard_env.util.checks import check_seed, short_repr
+from wizard_env.util.checks import check_seed
 from wizard_env.util.files import remove_temps
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.engine.rules import Rules
 
 from . import train_report
+from .progress import Progress
 from .common import check_ranges, rules_json, run_lock, say
+from .train_resume import check_resume
+from .warm_start import check_warm_start_memory
 
 
 @dataclass
@@ -80,11 +81,11 @@ class TrainConfig:
     init_from: str = ""  #: start from this checkpoint's weights instead of the warm start (same network)
 
 
-def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int) -> dict:
-    """The JSON config stored with the weights."""
+def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int, wall_s: float = 0.0) -> dict:
+    """The JSON config stored with the weights (``wall_s``: the run's seconds up to them, over all its sessions)."""
     return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "hidden": list(cfg.hidden),
             "activation": cfg.activation, "learn": cfg.learn, "advice": cfg.advice, "rules": rules_json(rules),
-            "train": dataclasses.asdict(cfg), "num_timesteps": int(num_timesteps)}
+            "train": dataclasses.asdict(cfg), "num_timesteps": int(num_timesteps), "wall_s": round(float(wall_s), 1)}
 
 
 def policy_weights(model) -> dict[str, np.ndarray]:
@@ -156,9 +157,15 @@ def check_config(cfg: TrainConfig) -> None:
     weights = list(cfg.pool.values())
     if unknown or not all(math.isfinite(w) and w >= 0 for w in weights) or sum(weights) <= 0:
         raise ValueError(f"--pool weights are rule=W,self=W,random=W, finite, non-negative with a positive sum, not {cfg.pool}")
-    options.check_memory("--num-envs", cfg.num_envs, options.GAME_BYTES + cfg.n_steps * ROLLOUT_BYTES_PER_STEP)
+    options.check_memory("--num-envs", cfg.num_envs, options.GAME_BYTES)
+    # a rollout holds --num-envs x --n-steps rows: name both options, whichever of them is huge
+    options.check_memory("--num-envs x --n-steps", cfg.num_envs * cfg.n_steps, ROLLOUT_BYTES_PER_STEP)
     options.check_memory("--eval-deals", cfg.eval_deals, EVAL_BYTES_PER_GAME * max(cfg.mix))
-    options.check_memory("--bc-games", cfg.bc_games, options.GAME_BYTES * len(cfg.mix))
+
+
+def mix_rules(cfg: TrainConfig, rules: Rules, rounds: str | int | list[int]) -> list[Rules]:
+    """The rules of each player count of ``cfg.mix``: ``rules``' variant, ``rounds``' schedule."""
+    return [Rules.make(n, rounds, rules.bidding.value, rules.bid_total_rule, rules.foresight) for n in cfg.mix]
 
 
 class Trainer:
@@ -168,19 +175,22 @@ class Trainer:
                  rounds: str | int | list[int] = "standard"):
         check_config(cfg)
         self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log or say
-        self.mix = [Rules.make(n, rounds, rules.bidding.value, rules.bid_total_rule, rules.foresight) for n in cfg.mix]
+        self.mix = mix_rules(cfg, rules, rounds)
+        check_warm_start_memory(cfg, self.mix)
         self.env = make_env(cfg, self.mix, rounds)
         self.rule = RuleAgent(seed=np.random.default_rng([cfg.seed, 5]))
         self.random = RandomAgent(seed=np.random.default_rng([cfg.seed, 6]))
         self.snapshots: list[PPOAgent] = []
         self.model = build_model(cfg, self.env, self.out)
-        self.started = time.monotonic()
+        self.started = time.monotonic()  #: this session's start (--max-minutes caps each session)
+        self.earlier = 0.0  #: seconds of the sessions before this one, up to the checkpoint it resumed from
+        self.resumed_at = 0  #: the steps of that checkpoint
         self.curve = train_report.Curve(self.out / "curve.csv")
         self.capped = False  #: whether --max-minutes stopped PPO before --timesteps
 
     def elapsed(self) -> float:
-        """Seconds since the trainer was built."""
-        return time.monotonic() - self.started
+        """The run's seconds: this session's, and after a resume those of the sessions up to its checkpoint."""
+        return self.earlier + time.monotonic() - self.started
 
     def agent(self) -> PPOAgent:
         """The current policy as a (frozen) PPOAgent."""
@@ -203,7 +213,7 @@ class Trainer:
 
     def save(self) -> Path:
         """Write checkpoints/step-N.npz and latest.npz."""
-        config = checkpoint_config(self.cfg, self.rules, self.model.num_timesteps)
+        config = checkpoint_config(self.cfg, self.rules, self.model.num_timesteps, self.elapsed())
         weights = policy_weights(self.model)
         folder = self.out / "checkpoints"
         save_checkpoint(folder / f"step-{self.model.num_timesteps:09d}.npz", config, weights)
@@ -211,26 +221,26 @@ class Trainer:
 
     def evaluate(self):
         """Duplicate deals of the current policy against three RuleAgents, added to the curve."""
-        from .evaluate import evaluate
+        from .evaluate import evaluate, seatings
 
         n = self.rules.num_players
         specs = ["ppo"] + ["rule"] * (n - 1)
         agents = [self.agent()] + [RuleAgent(seed=np.random.default_rng([self.cfg.seed, 8, s])) for s in range(n - 1)]
-        result = evaluate(self.rules, specs, self.cfg.eval_deals, seed=10_000 + self.cfg.seed, agents=agents)
-        self.curve.add(self.model.num_timesteps, time.monotonic() - self.started, result)
+        rounds = self.cfg.eval_deals * len(seatings(n)) * self.rules.num_rounds
+        with Progress("evaluation", rounds, "round", self.quiet, self.log) as progress:
+            if self.curve.last is None:
+                progress.say(f"evaluating against {n - 1} RuleAgents: {self.cfg.eval_deals:,} duplicate deals in "
+                             f"{len(seatings(n))} seatings (--eval-deals), again every {self.cfg.eval_every:,} steps")
+            result = evaluate(self.rules, specs, self.cfg.eval_deals, seed=10_000 + self.cfg.seed, agents=agents,
+                              progress=progress.update)
+        self.curve.add(self.model.num_timesteps, self.elapsed(), result)
         return result
 
     def warm_start(self, teacher: PPOAgent | None = None) -> dict:
         """Clone RuleAgent's decisions (or the ``teacher``'s, in every phase) into the policy and value net."""
-        from . import warm_start
+        from .warm_start import warm_start
 
-        cfg = self.cfg
-        # with advice every phase is cloned (cheaply: the policy copies its input), so that a run
-        # started from this one with --init-from and another --learn begins at RuleAgent's level there too
-        phases = "both" if cfg.advice or teacher else cfg.learn
-        games = cfg.bc_games or {"bid": 2000, "both": 200, "play": 200}[phases]
-        demos = warm_start.collect_mix(self.mix, games, cfg.seed, phases, cfg.episode, cfg.advice, teacher)
-        return warm_start.clone(self.model.policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing)
+        return warm_start(self.model.policy, self.mix, self.cfg, teacher, self.quiet, self.log)
 
     def resume(self, path: Path, same_run: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
         """Load the weights and step count of a checkpoint of this run (``same_run=False``: only the
@@ -250,7 +260,9 @@ class Trainer:
             raise ValueError(f"checkpoint {path}: no weights for {sorted(missing)[0]} (a checkpoint of another network?)")
         self.model.policy.load_state_dict({k: torch.as_tensor(weights[k]) for k in state})
         if same_run:
-            self.model.num_timesteps = int(config.get("num_timesteps", 0))
+            self.model.num_timesteps = self.resumed_at = int(config.get("num_timesteps", 0))
+            wall_s = config.get("wall_s", 0.0)  # absent from checkpoints written before it was kept
+            self.earlier = float(wall_s) if isinstance(wall_s, (int, float)) and 0 <= wall_s < math.inf else 0.0
         return config, weights
 
     def train(self) -> None:
@@ -260,15 +272,14 @@ class Trainer:
         point labelled N steps is the one trained on N steps. The time cap drops the unfinished rollout.
         """
         from stable_baselines3.common.callbacks import BaseCallback
-        from tqdm import tqdm
 
         cfg, trainer = self.cfg, self
         remaining = cfg.timesteps - self.model.num_timesteps
         if remaining <= 0:
             return
-        # no bar in a log file: its \r frames would fill it
-        bar = tqdm(total=cfg.timesteps, initial=self.model.num_timesteps, desc="train", unit="step",
-                   file=sys.stderr, disable=self.quiet or not sys.stderr.isatty(), mininterval=2)
+        bar = Progress("train", cfg.timesteps, "step", self.quiet, self.log, initial=self.model.num_timesteps, leave=True)
+        bar.say(f"training: PPO from step {self.model.num_timesteps:,} to {cfg.timesteps:,} in rollouts of "
+                f"{cfg.num_envs * cfg.n_steps:,} steps, an evaluation every {cfg.eval_every:,} (--eval-every)")
         marks = {k: self.model.num_timesteps // every for k, every in
                  (("eval", cfg.eval_every), ("save", cfg.checkpoint_every), ("snap", cfg.snapshot_every))}
         trained = [self.model.num_timesteps]  # steps of the rollouts collected and trained on
@@ -284,7 +295,7 @@ class Trainer:
                         action()
 
             def _on_step(self) -> bool:
-                bar.update(self.model.num_timesteps - bar.n)
+                bar.to(self.model.num_timesteps)
                 trainer.capped = time.monotonic() - trainer.started >= cfg.max_minutes * 60
                 return not trainer.capped
 
@@ -300,7 +311,7 @@ class Trainer:
             self.model.logger.record("eval/diff_vs_rule", row["diff"])
             self.model.logger.record("eval/bid_accuracy", row["bid_accuracy"])
         if not self.quiet:
-            self.log(train_report.format_row(self.model.num_timesteps, time.monotonic() - self.started, row))
+            self.log(train_report.format_row(self.model.num_timesteps, self.elapsed(), row))
 
 
 def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
@@ -308,9 +319,12 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
     """Warm start (or resume), train, save, evaluate and plot; returns the trainer."""
     out, log = Path(out), log or say
     check_config(cfg)  # every setting, before anything is written
+    check_warm_start_memory(cfg, mix_rules(cfg, rules, rounds))
     latest = out / "checkpoints" / "latest.npz"
-    if resume and not latest.is_file():
-        raise ValueError(f"--resume: no checkpoint at {latest}")
+    # a run is there once config.json is (written before any other file): --resume continues it, from the start
+    # if it was stopped before its first checkpoint; without config.json there is nothing to resume
+    if resume and not latest.is_file() and not (out / "config.json").exists():
+        raise ValueError(f"--resume: no run in {out} (no checkpoint at {latest}, no config.json): start it without --resume")
     if not resume and (latest.is_file() or (out / "config.json").exists()):  # config.json: a run of either backend
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     if resume:
@@ -325,45 +339,12 @@ def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool =
         return _run(cfg, rules, out, resume, quiet, log, rounds, latest)
 
 
-def check_resume(out: Path, cfg: TrainConfig, rules: Rules) -> None:
-    """ValueError if ``out``'s run was started with other rules or another network than this command asks for."""
-    saved = saved_config(out)
-    if saved is None:
-        return
-    if saved.get("rules") != rules_json(rules):
-        raise ValueError(f"--resume: {out} was trained with rules {saved.get('rules')}, this command asks for "
-                         f"{rules_json(rules)}: pass the run's variant options")
-    for key in ("learn", "mix", "episode", "advice"):
-        if saved["train"].get(key) != getattr(cfg, key):
-            raise ValueError(f"--resume: {out} was trained with --{key} {saved['train'].get(key)!r}, "
-                             f"this command asks for {getattr(cfg, key)!r}")
-
-
-def saved_config(out: Path) -> dict | None:
-    """The config.json of the run in ``out`` (None if it has none); ValueError naming the file if it is damaged."""
-    path = out / "config.json"
-    if not path.is_file():
-        return None
-    try:
-        saved = json.loads(path.read_text())
-    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise ValueError(f"{path}: not a run config ({type(e).__name__})") from None
-    if not isinstance(saved, dict) or not isinstance(saved.get("train"), dict):
-        raise ValueError(f"{path}: not a run config (no 'train' object)")
-    train = saved["train"]
-    try:
-        check_hidden(train.get("hidden"))
-    except ValueError as e:
-        raise ValueError(f"{path}: {e}") from None
-    if train.get("activation") not in ("relu", "tanh") or not isinstance(train.get("advice", False), bool):
-        raise ValueError(f"{path}: activation must be relu or tanh and advice true or false, "
-                         f"not {short_repr(train.get('activation'))} and {short_repr(train.get('advice', False))}")
-    return saved
-
-
 def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, log, rounds, latest: Path) -> Trainer:
     trainer = Trainer(cfg, rules, out, quiet, log, rounds)
     start = None  # (config, weights) of the checkpoint a new run starts from
+    if resume and not latest.is_file():
+        log(f"{out} has no checkpoint yet (stopped before the first one): starting the run again from the beginning")
+        resume = False
     if resume:
         trainer.resume(latest)
     elif cfg.init_from:
@@ -383,7 +364,7 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
     else:
         stats = trainer.warm_start()
         log(f"warm start: cloned {stats['samples']} RuleAgent decisions, agreement {stats['agreement']:.3f}, "
-            f"value mse {stats['value_mse']:.3f} ({time.monotonic() - trainer.started:.0f} s)")
+            f"value mse {stats['value_mse']:.3f} ({trainer.elapsed():.0f} s)")
         trainer.report()
     trainer.snapshot()
     trainer.train()

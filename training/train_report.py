@@ -89,6 +89,8 @@ def summary(trainer) -> str:
     first = f"trained {done:,} of {cfg.timesteps:,} steps in {trainer.elapsed() / 60:.1f} min (learn={cfg.learn}, seed {cfg.seed})"
     if trainer.capped:
         first += f"; stopped by --max-minutes {cfg.max_minutes:g} (--resume continues)"
+    elif done > cfg.timesteps and getattr(trainer, "resumed_at", 0) >= cfg.timesteps:
+        first += f"; the run had trained {trainer.resumed_at:,} steps already when resumed"
     elif done > cfg.timesteps:
         first += (f"; PPO trains whole rollouts of {cfg.num_envs * cfg.n_steps:,} steps (--num-envs x --n-steps), "
                   f"so {cfg.timesteps:,} rounds up to {done:,}")

@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import torch
 
 from wizard_env.agents.base import Agent
-from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
+from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.game import NUM_ACTIONS
+from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.engine.rules import Rules
+from wizard_env.util import options
+
+from .progress import Progress
 
 
 @dataclass
@@ -35,60 +41,135 @@ class Demonstrations:
     advice: np.ndarray
 
 
-def collect(rules: Rules, games: int, seed: int, learn: str, episode: str, teacher: Agent | None = None) -> Demonstrations:
-    """The teacher's (default RuleAgent's) decisions in the learned phases of ``games`` games where it holds every seat."""
+#: Decisions per step of the cloning.
+BATCH = 1024
+#: Memory the trainer takes besides its games and demonstrations (torch, numba, the model: about 0.6 GB measured).
+PROCESS_BYTES = 2**30
+#: Memory a cloned decision takes besides its observation: its mask, action, advice and return, and the
+#: bookkeeping of its score while its episode lasts (Python lists).
+DECISION_BYTES = NUM_ACTIONS + 3 * 8 + 100
+
+
+def plan(cfg, teacher: bool = False) -> tuple[str, int]:
+    """The phases a trainer's warm start clones and its games per player count (``cfg``: a ``TrainConfig``;
+    ``teacher``: another run's agent teaches)."""
+    # with advice every phase is cloned (cheaply: the policy copies its input), so that a run
+    # started from this one with --init-from and another --learn begins at RuleAgent's level there too
+    phases = "both" if cfg.advice or teacher else cfg.learn
+    return phases, cfg.bc_games or {"bid": 2000, "both": 200, "play": 200}[phases]
+
+
+def check_warm_start_memory(cfg, mix: list[Rules]) -> None:
+    """ValueError naming --bc-games when the warm start's demonstrations (an observation per decision) would not fit in memory."""
+    phases, games = plan(cfg, teacher=bool(cfg.init_from))
+    options.check_memory("--bc-games", games, bytes_per_game(mix, phases, cfg.advice) + PROCESS_BYTES / games)
+
+
+def warm_start(policy, mix: list[Rules], cfg, teacher: Agent | None = None, quiet: bool = False, log=print) -> dict[str, float]:
+    """Clone RuleAgent's decisions (or the ``teacher``'s, in every phase) in games of each rule set of ``mix`` into the
+    MaskablePPO ``policy`` as ``cfg`` (a ``TrainConfig``) says, saying so and showing progress unless ``quiet``."""
+    phases, games = plan(cfg, teacher is not None)
+    counts = ", ".join(str(r.num_players) for r in mix)
+    with Progress("warm start: games", games * sum(r.num_rounds for r in mix), "round", quiet, log) as progress:
+        progress.say(f"warm start: playing {games:,} games of {'its agent' if teacher else 'RuleAgent'} for each player "
+                     f"count ({counts}) and cloning its decisions in {cfg.bc_epochs} epochs (--bc-games, --bc-epochs)")
+        demos = collect_mix(mix, games, cfg.seed, phases, cfg.episode, cfg.advice, teacher, progress.update)
+    with Progress("warm start: cloning", cfg.bc_epochs * -(-len(demos.actions) // BATCH), "batch", quiet, log) as progress:
+        return clone(policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing,
+                     progress=progress.update)
+
+
+def decisions_per_game(rules: Rules, learn: str) -> int:
+    """The most decisions of the phases ``learn`` names in one game of ``rules`` (a trump choice only
+    follows a turned-up Wizard, so games usually have a few fewer)."""
+    phases, n, rounds = LEARNED_PHASES[learn], rules.num_players, len(rules.hand_sizes)
+    return ((Phase.TRUMP in phases) * rounds + (Phase.BID in phases) * n * rounds
+            + (Phase.PLAY in phases) * n * sum(rules.hand_sizes))
+
+
+def bytes_per_game(mix: list[Rules], learn: str, advice: bool) -> int:
+    """The memory the demonstrations of one game of each rule set of ``mix`` take (what ``collect_mix`` holds)."""
+    width = OBS_SIZE + NUM_ACTIONS * advice
+    return sum(decisions_per_game(rules, learn) for rules in mix) * (4 * width + DECISION_BYTES)
+
+
+def collect(rules: Rules, games: int, seed: int, learn: str, episode: str, teacher: Agent | None = None,
+            advice: bool = False, progress: Callable[[int], object] | None = None) -> Demonstrations:
+    """The teacher's (default RuleAgent's) decisions in the learned phases of ``games`` games where it holds every seat.
+
+    With ``advice`` the observations carry RuleAgent's choice as a one-hot, as ``wizard_env.training.advice.AdviceVecEnv``
+    gives them to the policy. ``progress(count)`` is called as ``count`` rounds end.
+    """
+    demos = _empty(games * decisions_per_game(rules, learn), advice)
+    return _trimmed(demos, _collect_into(demos, 0, rules, games, seed, learn, episode, teacher, progress))
+
+
+def collect_mix(mix: list[Rules], games: int, seed: int, learn: str, episode: str, advice: bool = False,
+                teacher: Agent | None = None, progress: Callable[[int], object] | None = None) -> Demonstrations:
+    """``collect`` for each rule set of ``mix`` (``games`` games each), one after the other in one set of arrays
+    (sized by ``bytes_per_game``: the memory is taken as it is written, and never twice)."""
+    demos = _empty(games * sum(decisions_per_game(rules, learn) for rules in mix), advice)
+    filled = 0
+    for i, rules in enumerate(mix):
+        filled = _collect_into(demos, filled, rules, games, seed + 1_000 * i, learn, episode, teacher, progress)
+    return _trimmed(demos, filled)
+
+
+def _empty(capacity: int, advice: bool) -> Demonstrations:
+    # np.zeros takes pages from the system as they are first written: the unused end costs nothing
+    return Demonstrations(np.zeros((capacity, OBS_SIZE + NUM_ACTIONS * advice), dtype=np.float32),
+                          np.zeros((capacity, NUM_ACTIONS), dtype=bool), np.zeros(capacity, dtype=np.int64),
+                          np.zeros(capacity), np.zeros(capacity, dtype=np.int64))
+
+
+def _trimmed(demos: Demonstrations, size: int) -> Demonstrations:
+    return Demonstrations(*(getattr(demos, f.name)[:size] for f in dataclasses.fields(Demonstrations)))
+
+
+def _collect_into(demos: Demonstrations, filled: int, rules: Rules, games: int, seed: int, learn: str, episode: str,
+                  teacher: Agent | None, progress: Callable[[int], object] | None) -> int:
+    """``collect``'s games, written into ``demos`` from row ``filled`` on; the rows filled after them."""
     learned = np.zeros(len(Phase), dtype=bool)
     learned[list(LEARNED_PHASES[learn])] = True
+    base = filled
     batch = WizardBatch(rules, games, seed=seed, autoreset=False)
     rule = RuleAgent(seed=np.random.default_rng([seed, 1]))
-    obs, masks, actions, advice = [], [], [], []
-    returns: list[float] = []  # by sample: the acting seat's score, added as its rounds end
-    seat_of: list[int] = []
+    seat_of: list[int] = []  # by sample of this call: the acting seat, whose round scores are added to its return
     pending: list[list[int]] = [[] for _ in range(games)]  # samples of each game still collecting score
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
         o, m = batch.observe(live), batch.legal_masks(live)
         hint = rule.act_batch(o, m)
         a = hint if teacher is None else teacher.act_batch(o, m)
         keep = learned[batch.phase[live]]
-        for g, seat in zip(live[keep], batch.current[live][keep]):
-            pending[g].append(len(returns))
-            returns.append(0.0)
+        rows = np.arange(filled, filled + int(keep.sum()))
+        for g, seat, row in zip(live[keep], batch.current[live][keep], rows):
+            pending[g].append(int(row))
             seat_of.append(int(seat))
-        obs.append(o[keep])
-        masks.append(m[keep])
-        actions.append(a[keep])
-        advice.append(hint[keep])
+        demos.observations[rows, :OBS_SIZE] = o[keep]
+        if demos.observations.shape[1] > OBS_SIZE:
+            demos.observations[rows, OBS_SIZE + hint[keep]] = 1
+        demos.masks[rows], demos.actions[rows], demos.advice[rows] = m[keep], a[keep], hint[keep]
+        filled += len(rows)
         batch.step(a, live)
-        for g in np.flatnonzero(batch.round_over):
+        ended = np.flatnonzero(batch.round_over)
+        for g in ended:
             for i in pending[g]:
-                returns[i] += float(batch.round_scores[g, seat_of[i]])
+                demos.returns[i] += float(batch.round_scores[g, seat_of[i - base]])
             if episode == "round" or batch.game_over[g]:
                 pending[g] = []
-    return Demonstrations(np.concatenate(obs), np.concatenate(masks).astype(bool), np.concatenate(actions),
-                          np.array(returns), np.concatenate(advice))
-
-
-def collect_mix(mix: list[Rules], games: int, seed: int, learn: str, episode: str, advice: bool = False,
-                teacher: Agent | None = None) -> Demonstrations:
-    """``collect`` for each rule set of ``mix`` (``games`` games each), concatenated.
-
-    With ``advice`` the observations carry RuleAgent's choice as a one-hot, as
-    ``wizard_env.training.advice.AdviceVecEnv`` gives them to the policy.
-    """
-    parts = [collect(rules, games, seed + 1_000 * i, learn, episode, teacher) for i, rules in enumerate(mix)]
-    demos = Demonstrations(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Demonstrations)))
-    if advice:
-        demos.observations = np.concatenate([demos.observations, one_hot(demos.advice)], axis=1)
-    return demos
+        if progress is not None and ended.size:
+            progress(int(ended.size))
+    return filled
 
 
 def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed: int,
-          batch_size: int = 1024, lr: float = 1e-3, smoothing: float = 0.0) -> dict[str, float]:
+          batch_size: int = BATCH, lr: float = 1e-3, smoothing: float = 0.0,
+          progress: Callable[[int], object] | None = None) -> dict[str, float]:
     """Fit the MaskablePPO ``policy`` to the demonstrations; the final accuracy and losses.
 
     ``smoothing`` moves that share of each target onto the legal actions uniformly, so the clone keeps
     some probability on the alternatives and PPO goes on exploring them (a policy that copies advice
-    exactly would otherwise never try anything else).
+    exactly would otherwise never try anything else). ``progress(1)`` is called after each minibatch.
     """
     generator = torch.Generator().manual_seed(seed)
     obs = torch.as_tensor(demos.observations)
@@ -112,6 +193,8 @@ def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed:
             optimizer.zero_grad()
             (policy_loss + 0.5 * value_loss).backward()
             optimizer.step()
+            if progress is not None:
+                progress(1)
     policy.set_training_mode(False)
     with torch.no_grad():
         idx = torch.arange(min(len(obs), 20_000))

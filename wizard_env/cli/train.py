@@ -25,7 +25,8 @@ from typing import Any
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import parse_rounds
 from wizard_env.training import train_report
-from wizard_env.training.train import TrainConfig, run_training, saved_config
+from wizard_env.training.train import TrainConfig, run_training
+from wizard_env.training.train_resume import saved_config
 from wizard_env.util import options
 
 from .common import add_number_options, field_docs, make_rules, parse_mix, require_packages
@@ -122,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
     if saved is not None:  # a resumed run keeps its network (check_config checks what config.json says)
         train = saved["train"]
         cfg.hidden, cfg.activation, cfg.advice = train.get("hidden"), train.get("activation"), train.get("advice", False)
+        if not cfg.init_from and isinstance(train.get("init_from"), str):  # stopped before its first checkpoint: start alike
+            cfg.init_from = train["init_from"]
     trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
     print(train_report.summary(trainer))
     return 0
@@ -147,6 +150,6 @@ def run_rllib(args: argparse.Namespace, defaults: dict[str, Any]) -> int:
     done = trainer.iterations
     rate = sum(i["steps"] for i in done) / max(sum(i["wall_s"] for i in done), 1e-9)
     print(f"trained {trainer.steps:,} steps in {len(done)} iteration{'s' if len(done) != 1 else ''} ({rate:,.0f} steps/s); "
-          f"illegal actions: {trainer.illegal_actions}; policy: {out / 'latest.npz'}")
+          f"illegal actions: {trainer.illegal_actions}; policy: {out / 'checkpoints' / 'latest.npz'}")
     sys.stdout.flush()
     return 0
