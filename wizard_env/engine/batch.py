@@ -27,7 +27,7 @@ from .cards import DECK, DECK_SIZE, NO_CARD, NUM_CARD_TYPES, NUM_SUITS, card_nam
 from .observation import ENCODER_LAYOUT, OBS_SIZE, encode
 from .rules import Bidding, Rules
 from wizard_env.util.checks import SEED_LIMIT, check_seed, short_repr  # noqa: F401  (SEED_LIMIT: the seed range games store)
-from wizard_env.util.options import GAME_BYTES, check_memory
+from wizard_env.util.checks import GAME_BYTES, check_memory
 
 #: Game seeds drawn by a batch stay below 2**53, so every JSON reader holds them exactly.
 MAX_GAME_SEED = 2**53

@@ -102,7 +102,7 @@ from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.actions import NUM_ACTIONS, IllegalActionError, Phase
 from wizard_env.engine.batch import MAX_GAME_SEED, WizardBatch
 from wizard_env.util.checks import SEED_LIMIT, check_seed
-from wizard_env.util.options import GAME_BYTES, check_memory
+from wizard_env.util.checks import GAME_BYTES, check_memory
 from wizard_env.engine.observation import OBS_SIZE, observation_bounds
 from wizard_env.engine.rules import Rules
 from .opponent_pool import LEARNER, OpponentPool, check_pool

@@ -380,7 +380,7 @@ class WizardObserver:
 def repeated_parameter(game_string: str) -> str | None:
     """The first parameter that a ``python_wizard(...)`` in ``game_string`` gives twice; None if none does."""
     for match in re.finditer(rf"(?<![\w.]){SHORT_NAME}\(", game_string):
-        depth, seen, part = 0, set(), []
+        depth, seen, part = 0, set[str](), list[str]()
         for char in game_string[match.end():]:
             if depth == 0 and char in ",)":  # the end of one parameter (a nested game's commas are deeper)
                 key = "".join(part).partition("=")[0].strip()

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 
-from wizard_env.util.checks import check_seed, short_repr
+# check_memory and GAME_BYTES live in checks, which the engine imports without argparse; commands take them from here
+from wizard_env.util.checks import GAME_BYTES, check_memory, check_seed, short_repr  # noqa: F401
 
 #: Digits an integer option may have (Python refuses to convert more than 4,300 anyway).
 MAX_DIGITS = 30
-#: Memory one batched game takes with its observation and mask buffers (measured: about 20 kB at 4 players).
-GAME_BYTES = 32 * 1024
 
 
 def _shown(text: str) -> str:
@@ -73,19 +71,3 @@ def check_range(option: str, value: float, low: float | None = None, high: float
         else:
             need = f"{least} and at most {high:g}"
         raise ValueError(f"{option} must be {need}, not {short_repr(value)}")
-
-
-def check_memory(option: str, count: int, bytes_each: float) -> None:
-    """ValueError naming ``option`` when ``count`` items of about ``bytes_each`` bytes would not fit in memory."""
-    try:
-        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # no such query on this system: nothing to compare with
-        return
-    need = count * bytes_each
-    if need > have:
-        raise ValueError(f"{option} {count:,} would need about {_gib(need)} of memory; this machine has {_gib(have)}, "
-                         f"enough for at most about {int(have // bytes_each):,}")
-
-
-def _gib(nbytes: float) -> str:
-    return f"{nbytes / 2**30:,.1f} GiB"
