@@ -149,3 +149,15 @@ def test_demonstrations_are_the_same_as_a_concatenation_of_their_parts():
         assert np.array_equal(getattr(whole, name), np.concatenate([getattr(p, name) for p in parts]))
     hot = whole.observations[:, -len(whole.masks[0]):]
     assert np.array_equal(hot.argmax(axis=1), whole.advice) and np.all(hot.sum(axis=1) == 1)
+
+
+def test_the_memory_check_compares_with_what_the_system_can_give_now_not_its_physical_memory(monkeypatch):
+    from wizard_env.util import checks
+
+    have = checks.available_memory()
+    assert have is not None and 0 < have[0] <= have[1]
+    monkeypatch.setattr(checks, "available_memory", lambda: (2**30, 64 * 2**30))  # a loaded machine: 1 of 64 GiB free
+    checks.check_memory("--bc-games", 100, 2**20)  # 100 MiB fits
+    with pytest.raises(ValueError, match=r"^--bc-games 2,000 would need about 2.0 GiB of memory; this machine has "
+                                         r"1.0 GiB available now \(of 64.0 GiB\), enough for at most about 1,024$"):
+        checks.check_memory("--bc-games", 2000, 2**20)

@@ -75,15 +75,35 @@ GAME_BYTES = 32 * 1024
 
 
 def check_memory(option: str, count: int, bytes_each: float) -> None:
-    """ValueError naming ``option`` when ``count`` items of about ``bytes_each`` bytes would not fit in memory."""
-    try:
-        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # no such query on this system: nothing to compare with
+    """ValueError naming ``option`` when ``count`` items of about ``bytes_each`` bytes would not fit in the memory the
+    system can give now (``available_memory``): past it, the kernel's OOM killer would end the run."""
+    have = available_memory()
+    if have is None:  # no such query on this system: nothing to compare with
         return
     need = count * bytes_each
-    if need > have:
-        raise ValueError(f"{option} {count:,} would need about {_gib(need)} of memory; this machine has {_gib(have)}, "
-                         f"enough for at most about {int(have // bytes_each):,}")
+    if need > have[0]:
+        raise ValueError(f"{option} {count:,} would need about {_gib(need)} of memory; this machine has {_gib(have[0])} "
+                         f"available now (of {_gib(have[1])}), enough for at most about {int(have[0] // bytes_each):,}")
+
+
+def available_memory() -> tuple[int, int] | None:
+    """(bytes the system can give a process now, its physical memory); None where the system does not say.
+
+    Now: Linux's ``MemAvailable`` (free memory and caches it can drop), at most the physical memory; elsewhere
+    the physical memory.
+    """
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return min(physical, int(line.split()[1]) * 1024), physical
+    except (OSError, ValueError, IndexError):
+        pass
+    return physical, physical
 
 
 def _gib(nbytes: float) -> str:
