@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-import torch
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
@@ -171,6 +170,8 @@ def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed:
     some probability on the alternatives and PPO goes on exploring them (a policy that copies advice
     exactly would otherwise never try anything else). ``progress(1)`` is called after each minibatch.
     """
+    import torch  # the train extra's: `wizard train`'s module (and so `wizard --help`) loads without it
+
     generator = torch.Generator().manual_seed(seed)
     obs = torch.as_tensor(demos.observations)
     masks = torch.as_tensor(demos.masks)
