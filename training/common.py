@@ -13,6 +13,7 @@ from typing import Any
 
 from wizard_env.engine.rules import Rules
 from wizard_env.util import options
+from wizard_env.util.workers import pid_alive
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
@@ -62,13 +63,3 @@ def run_lock(out: Path, command: str = "wizard train"):
     finally:
         lock.unlink(missing_ok=True)
 
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

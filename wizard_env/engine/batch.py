@@ -26,7 +26,7 @@ from .actions import BID_OFFSET, CARD_OFFSET, NUM_ACTIONS, TRUMP_OFFSET, Illegal
 from .cards import DECK, DECK_SIZE, NO_CARD, NUM_CARD_TYPES, NUM_SUITS, card_name, hand_names, suit_name
 from .observation import ENCODER_LAYOUT, OBS_SIZE, encode
 from .rules import Bidding, Rules
-from wizard_env.util.checks import SEED_LIMIT, check_seed, short_repr  # noqa: F401  (SEED_LIMIT: the seed range games store)
+from wizard_env.util.checks import check_seed, short_repr
 from wizard_env.util.checks import GAME_BYTES, check_memory
 
 #: Game seeds drawn by a batch stay below 2**53, so every JSON reader holds them exactly.

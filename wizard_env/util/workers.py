@@ -57,9 +57,10 @@ def _die_with_parent() -> None:
         pass
 
 
-def _parent_alive(parent: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal exists too)."""
     try:
-        os.kill(parent, 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:
@@ -69,7 +70,7 @@ def _parent_alive(parent: int) -> bool:
 
 def _watch(parent: int, ppid: int) -> None:
     """Stop this worker once its parent is gone (a new parent pid: it was adopted), then make sure it exits."""
-    while os.getppid() == ppid and _parent_alive(parent):
+    while os.getppid() == ppid and pid_alive(parent):
         time.sleep(WATCH_EVERY)
     os.kill(os.getpid(), signal.SIGTERM)
     time.sleep(STOP_GRACE)
@@ -81,7 +82,7 @@ def _start_worker(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
     _die_with_parent()
-    if not _parent_alive(parent):  # died before the kernel was asked to tell us
+    if not pid_alive(parent):  # died before the kernel was asked to tell us
         os._exit(0)
     threading.Thread(target=_watch, args=(parent, os.getppid()), name="parent-watchdog", daemon=True).start()
 
