@@ -50,6 +50,11 @@ class ValueSamples:
     advice: np.ndarray
 
     @classmethod
+    def of(cls, observations: np.ndarray, masks: np.ndarray, values: np.ndarray, advice: np.ndarray) -> "ValueSamples":
+        """Samples of decisions from their float32 observations, action masks (any dtype), values and advice."""
+        return cls(observations.astype(np.float16), masks != 0, values, advice)
+
+    @classmethod
     def concatenate(cls, parts: list["ValueSamples"]) -> "ValueSamples":
         return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(cls)))
 
@@ -73,7 +78,7 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
         keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share)
         if keep.any():
             values = rollout_values(batch, live[keep], rollout)
-            parts.append(ValueSamples(o[keep].astype(np.float16), m[keep] != 0, values, hint[keep]))
+            parts.append(ValueSamples.of(o[keep], m[keep], values, hint[keep]))
         batch.step(a, live)
     if not parts:  # no decision kept (a few short games, a small share): an empty chunk
         return ValueSamples(np.zeros((0, OBS_SIZE), np.float16), np.zeros((0, NUM_ACTIONS), bool),
