@@ -20,6 +20,7 @@ import dataclasses
 import zipfile
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,6 +35,7 @@ from wizard_env.engine.actions import NUM_ACTIONS, Phase
 from wizard_env.engine.observation import OBS_SIZE, SLICES
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.rules import Rules
+from wizard_env.util.files import write_atomic
 
 if TYPE_CHECKING:
     import torch
@@ -215,6 +217,11 @@ def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, b
 #: The arrays of a chunk file (``np.savez`` of a ``ValueSamples``) and the dtypes each may hold.
 CHUNK_DTYPES: dict[str, tuple[type, ...]] = {"observations": (np.float16, np.float32), "masks": (np.bool_,),
                                              "values": (np.float32, np.float64), "advice": (np.int64, np.int32)}
+
+
+def write_chunk(path, samples: ValueSamples) -> None:
+    """Write ``samples`` to the chunk file ``path`` atomically (a temporary file renamed: never half-written)."""
+    write_atomic(Path(path), lambda f: np.savez(f, **dataclasses.asdict(samples)), binary=True)
 
 
 def read_chunk(path) -> ValueSamples:

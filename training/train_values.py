@@ -40,7 +40,7 @@ from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
-from wizard_env.util.files import remove_temps, write_atomic
+from wizard_env.util.files import remove_temps
 from wizard_env.util.workers import Workers
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.engine.rules import Rules
@@ -135,7 +135,7 @@ def _collect_chunk(task: tuple) -> tuple[str, int]:
     threadpool_limits(torch_threads, user_api="blas")
     agent = PPOAgent.load(checkpoint, seed=np.random.default_rng([seed, 3])) if checkpoint else None
     samples = rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=agent, rollout=agent)
-    write_atomic(Path(path), lambda f: np.savez(f, **dataclasses.asdict(samples)), binary=True)
+    rv.write_chunk(path, samples)
     return path, len(samples.advice)
 
 
