@@ -33,6 +33,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import numba
 import numpy as np
 
 from wizard_env.engine.actions import Phase
@@ -199,6 +200,7 @@ class PPOAgent(Agent):
         self.phase_bonus = phase_bonus(config.get("advice_bonus", 0.0), self.advice, source)
         width = (OBS_SIZE if self.columns is None else len(self.columns)) + NUM_ACTIONS * (self.advice + FEATURES * self.features)
         self.layers = actor_layers(config, weights, source, width)
+        self.first_layer = (np.ascontiguousarray(self.layers[0][0].T), self.layers[0][1])  # for ``sparse_layer``
         self.activation = ACTIVATIONS[activation]
         self.learned = np.zeros(len(Phase), dtype=bool)
         self.learned[list(LEARNED_PHASES[learn])] = True
@@ -222,23 +224,26 @@ class PPOAgent(Agent):
         if self.advice or self.features:
             if masks is None:
                 raise ValueError("this policy takes RuleAgent's advice, which needs the action masks")
-            if self.advice:
-                hint = advice_features(self.rule, x, masks)
+            if self.advice:  # RuleAgent's choice and its numbers, from one pass over the rows
+                choice, numbers = self.rule.act_with_numbers(x, masks, self.features)
+                hint = one_hot(choice)
                 extra.append(hint)
+            else:
+                numbers = action_features(x, masks)
             if self.features:
-                extra.append(action_features(x, masks))
+                extra.append(numbers)
         if self.columns is not None:
             x = x[:, self.columns]
         if extra:
             x = np.concatenate([x, *extra], axis=1)
-        for w, b in self.layers[:-1]:
-            x = self.activation(x @ w.T + b)
-        w, b = self.layers[-1]
-        logits = x @ w.T + b
+        # The first layer reads the nonzero inputs of each row only (about 100 of 1,781: one-hots and counts).
+        logits = sparse_layer(x, *self.first_layer)
+        for w, b in self.layers[1:]:
+            logits = self.activation(logits) @ w.T + b
         return logits if bonus is None else logits + bonus * hint
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """The best legal action by the policy in learned phases, RuleAgent's elsewhere."""
+        """The best legal action by the policy in learned phases, RuleAgent's elsewhere (the only one where there is one)."""
         observations, masks = check_batch(observations, action_masks)
         if self.players is not None:
             counts = observations[:, SLICES["num_players"]].argmax(axis=1) + MIN_PLAYERS
@@ -246,11 +251,28 @@ class PPOAgent(Agent):
                 raise ValueError(f"checkpoint {self.source} was trained for {'/'.join(map(str, self.players))} players, "
                                  f"not the {int(counts[~np.isin(counts, self.players)][0])} of this game")
         phase = observations[:, SLICES["phase"]].argmax(axis=1)
-        mine = self.learned[phase]
-        actions = np.empty(len(observations), dtype=np.int64)
+        choice = (masks != 0).sum(axis=1) > 1
+        mine = self.learned[phase] & choice  # a forced move needs no network (nor RuleAgent, which draws nothing for it)
+        actions = (masks != 0).argmax(axis=1)
         if mine.any():
             logits = np.where(masks[mine] != 0, self.logits(observations[mine], masks[mine]), -np.inf)
             actions[mine] = logits.argmax(axis=1)
-        if not mine.all():
-            actions[~mine] = self.rule.act_batch(observations[~mine], masks[~mine])
+        rule = ~self.learned[phase] & choice
+        if rule.any():
+            actions[rule] = self.rule.act_batch(observations[rule], masks[rule])
         return actions
+
+
+@numba.njit(cache=True)
+def sparse_layer(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """``x @ weight + bias`` (float32) for rows ``x`` [k, n] that are mostly zeros, by each row's nonzero columns;
+    ``weight`` [n, m] (a layer's weights transposed, each input's weights contiguous)."""
+    out = np.empty((x.shape[0], weight.shape[1]), dtype=np.float32)
+    for row in range(x.shape[0]):
+        out[row] = bias
+        for j in range(x.shape[1]):
+            value = x[row, j]
+            if value != 0:
+                for c in range(weight.shape[1]):
+                    out[row, c] += value * weight[j, c]
+    return out

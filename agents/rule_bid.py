@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from wizard_env.engine.cards import COPIES_OF_SPECIAL, NO_CARD, NO_SUIT, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITED, NUM_SUITS, WIZARD
+from wizard_env.engine.actions import BID_OFFSET
 from wizard_env.engine.rules import MAX_HAND_SIZE, round_score
 
 from .rule_view import SUIT_OF, View, above_in_suit, pairwise_sum, read_view, trick_winner
@@ -41,6 +42,11 @@ ONE_CARD_SAMPLES = 200
 TRUMP_HIGH_CARD_WEIGHT = 0.5
 #: Bisection steps that find an odds factor.
 ODDS_STEPS = 30
+#: RuleAgent's numbers per action (``rule_features``): a card's chance of holding the trick and its strength, a bid's
+#: chance of being met exactly and its expected score.
+FEATURES = 2
+#: Scale of a bid's expected score among those numbers (scores run to a few hundred points).
+SCORE_SCALE = 0.01
 
 #: Suited cards in the order the estimate lists a hand: by suit, highest rank first.
 _HAND_ORDER = np.array([s * NUM_RANKS + r for s in range(NUM_SUITS) for r in reversed(range(NUM_RANKS))])
@@ -108,6 +114,26 @@ def best_bid(chances: np.ndarray, legal: np.ndarray) -> int:
         if legal[bid] and expected > top:
             best, top = bid, expected
     return best
+
+
+@numba.njit(cache=True)
+def bid_features(chances: np.ndarray, legal: np.ndarray, out: np.ndarray) -> None:
+    """Each legal bid's chance of being met exactly and its expected score, into ``out`` [FEATURES, NUM_ACTIONS]."""
+    dist = trick_distribution(chances)
+    for bid in range(MAX_HAND_SIZE + 1):
+        if legal[BID_OFFSET + bid]:
+            out[0, BID_OFFSET + bid] = dist[bid] if bid < len(dist) else 0.0
+            out[1, BID_OFFSET + bid] = expected_score(dist, bid) * SCORE_SCALE
+
+
+@numba.njit(cache=True)
+def judge_bids(observations: np.ndarray, legal: np.ndarray, rows: np.ndarray, mine: np.ndarray, counts: np.ndarray,
+               layout: tuple, out: np.ndarray) -> None:
+    """Fill ``out`` [k, FEATURES, NUM_ACTIONS] for the bids of ``rows`` from the chances of their cards in hand
+    (``hand_chances``: ``mine``, ``counts``), the Wizards first, as RuleAgent bids."""
+    for i in range(len(rows)):
+        wizards = read_view(observations, rows[i], layout).hand[WIZARD]
+        bid_features(hand_trick_chances(wizards, mine[i], counts[i]), legal[rows[i]], out[rows[i]])
 
 
 @numba.njit(cache=True)

@@ -39,15 +39,23 @@ def best(cards: np.ndarray, values: np.ndarray, allowed: np.ndarray) -> int:
 
 
 @numba.njit(cache=True)
-def choose_card(v: View, legal: np.ndarray, none: np.ndarray) -> int:
-    """The card to play from ``legal`` [54]: win cheaply while short of the bid, duck once it is met.
+def card_numbers(v: View, cards: np.ndarray, none: np.ndarray) -> tuple:
+    """Each of ``cards``' chance of holding the current trick and its strength (``hold_chance``), as two arrays.
 
     ``none``: the table of ``rule_view.TABLES`` that ``survive_chance`` reads.
     """
-    cards = np.flatnonzero(legal)  # the options, in ascending card type
     holds, power = np.empty(len(cards)), np.empty(len(cards))
     for j in range(len(cards)):
         holds[j], power[j] = hold_chance(v, cards[j], none)
+    return holds, power
+
+
+@numba.njit(cache=True)
+def choose_card(v: View, legal: np.ndarray, cards: np.ndarray, holds: np.ndarray, power: np.ndarray) -> int:
+    """The card to play from ``legal`` [54]: win cheaply while short of the bid, duck once it is met.
+
+    ``cards``: the legal cards in ascending card type, with their ``card_numbers`` ``holds`` and ``power``.
+    """
     need = v.bids[0] - v.tricks_won[0]
     wizards = v.hand[WIZARD]
     winning = need > 0 and (need > wizards or not legal[WIZARD])

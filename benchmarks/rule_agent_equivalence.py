@@ -23,7 +23,7 @@ import numpy as np
 
 from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.agents import RuleAgent
-from wizard_env.agents.rule_agent import ESTIMATED, SAMPLED, decide
+from wizard_env.agents.rule_agent import ESTIMATED, NO_NUMBERS, SAMPLED, decide
 from wizard_env.agents.rule_view import LAYOUT, TABLES, read_view
 from wizard_env.engine.game import Phase
 from wizard_env.engine.game import WizardGame
@@ -78,7 +78,7 @@ def blind_trumps(old_class: type, deals: int) -> tuple[int, int]:
 
 def kinds(observations: np.ndarray, masks: np.ndarray) -> dict[str, int]:
     """How many positions with a choice ask for each kind of decision."""
-    choice, actions = masks.sum(axis=1) > 1, decide(observations.astype(np.float32), masks != 0, LAYOUT, TABLES[0])[0]
+    choice, actions = masks.sum(axis=1) > 1, decide(observations.astype(np.float32), masks != 0, LAYOUT, TABLES[0], NO_NUMBERS)[0]
     phase = np.array([read_view(observations, row, LAYOUT).phase for row in range(len(observations))])
     bids = choice & (phase == Phase.BID)
     return {"trump": int((choice & (phase == Phase.TRUMP)).sum()), "hand bids": int((actions == ESTIMATED).sum()),

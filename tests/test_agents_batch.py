@@ -8,7 +8,7 @@ import pytest
 from wizard_env.agents import Agent, RandomAgent, RuleAgent
 from wizard_env.engine.actions import IllegalActionError
 from wizard_env.agents.base import as_actions, check_batch
-from wizard_env.agents.rule_agent import SAMPLED, decide
+from wizard_env.agents.rule_agent import NO_NUMBERS, SAMPLED, decide
 from wizard_env.agents.rule_bid import ONE_CARD_SAMPLES, one_card_chance
 from wizard_env.agents.rule_view import LAYOUT, TABLES, players, read_view
 from wizard_env.engine.cards import parse_card
@@ -77,7 +77,7 @@ def test_rule_batch_in_another_order_gives_each_row_its_action(decisions):
 
 def sampled_rows(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Rows whose Rule bid is estimated from sampled deals (a choice of bids, one card in view)."""
-    return decide(observations, masks != 0, LAYOUT, TABLES[0])[0] == SAMPLED
+    return decide(observations, masks != 0, LAYOUT, TABLES[0], NO_NUMBERS)[0] == SAMPLED
 
 
 @pytest.mark.parametrize("make", [RuleAgent, RandomAgent], ids=["rule", "random"])

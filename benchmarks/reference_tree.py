@@ -1,0 +1,41 @@
+"""The package as it was at an earlier commit, laid out as installed, to time old and new code in one run.
+
+``reference_tree("4981a66")`` exports that commit's ``wizard_env/``, ``agents/`` and ``training/`` into a
+temporary folder, with ``agents/`` and ``training/`` inside ``wizard_env/`` as the install puts them, and
+returns the folder: a process started with it first on ``PYTHONPATH`` (and this file's folder, not the
+repository root, as its script folder) imports the old package whole. Each commit is exported once per machine.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The last commit before the training-throughput work (issue 25): the default reference of its benchmarks.
+BEFORE_THROUGHPUT = "4981a66"
+
+
+def reference_tree(commit: str = BEFORE_THROUGHPUT) -> Path:
+    """A folder holding ``commit``'s package as installed (``wizard_env`` with its ``agents`` and ``training``)."""
+    sha = _git("rev-parse", "--short", commit).decode().strip()
+    folder = Path(tempfile.gettempdir()) / f"wizard_reference_{sha}"
+    if not (folder / "wizard_env" / "training").is_dir():
+        partial = Path(tempfile.mkdtemp(prefix=f"wizard_reference_{sha}_"))
+        with tarfile.open(fileobj=BytesIO(_git("archive", sha, "wizard_env", "agents", "training"))) as archive:
+            archive.extractall(partial, filter="data")
+        (partial / "agents").rename(partial / "wizard_env" / "agents")
+        (partial / "training").rename(partial / "wizard_env" / "training")
+        try:
+            partial.rename(folder)
+        except OSError:  # another run exported it meanwhile
+            pass
+    return folder
+
+
+def _git(*args: str) -> bytes:
+    """The output of a git command run in this repository."""
+    return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True).stdout
