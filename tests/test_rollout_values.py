@@ -72,6 +72,6 @@ def test_collected_decisions_keep_their_observation_mask_and_advice():
     assert (np.isnan(samples.values) == ~legal).all()
     assert (legal.sum(axis=1) > 1).all()  # forced moves carry nothing to learn
     assert legal[np.arange(len(legal)), samples.advice].all()
-    assert samples.observations.dtype == np.float16
+    assert samples.observations.dtype == np.float32  # decoded from the compact form, as the encoder made them
     # scores of a round of at most 3 cards: -30 .. +50
     assert np.nanmin(samples.values) >= -30 and np.nanmax(samples.values) <= 50

@@ -16,17 +16,12 @@ policy. Rollouts see all hands (they are targets, never inputs): the learner nev
 
 from __future__ import annotations
 
-import dataclasses
-import zipfile
-import zlib
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from wizard_env.agents.base import Agent
-from wizard_env.agents.checkpoint import read_member, weight_names
+from wizard_env.agents.checkpoint import weight_names
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
 from wizard_env.agents.rollouts import rollout_values
 from wizard_env.agents.rule_agent import RuleAgent
@@ -35,30 +30,13 @@ from wizard_env.engine.actions import NUM_ACTIONS, Phase
 from wizard_env.engine.observation import OBS_SIZE, SLICES
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.rules import Rules
-from wizard_env.util.files import write_atomic
+
+# the stored form of decisions and their chunk files (``samples``), data past the memory budget (``sample_stream``)
+from .sample_stream import WINDOW, ChunkSamples, epoch_order, load_samples, memory_budget, minibatches  # noqa: F401
+from .samples import CHUNK_DTYPES, DECISION_BYTES, ValueSamples, read_chunk, write_chunk  # noqa: F401
 
 if TYPE_CHECKING:
     import torch
-
-
-@dataclass
-class ValueSamples:
-    """Decisions with rollout values: observations [N, OBS_SIZE] (float16), masks [N, NUM_ACTIONS] (bool),
-    values [N, NUM_ACTIONS] (round score per legal action, NaN elsewhere), and the advice [N] (RuleAgent's action)."""
-
-    observations: np.ndarray
-    masks: np.ndarray
-    values: np.ndarray
-    advice: np.ndarray
-
-    @classmethod
-    def of(cls, observations: np.ndarray, masks: np.ndarray, values: np.ndarray, advice: np.ndarray) -> "ValueSamples":
-        """Samples of decisions from their float32 observations, action masks (any dtype), values and advice."""
-        return cls(observations.astype(np.float16), masks != 0, values, advice)
-
-    @classmethod
-    def concatenate(cls, parts: list["ValueSamples"]) -> "ValueSamples":
-        return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(cls)))
 
 
 def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...], share: float = 1.0,
@@ -83,8 +61,7 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
             parts.append(ValueSamples.of(o[keep], m[keep], values, hint[keep]))
         batch.step(a, live)
     if not parts:  # no decision kept (a few short games, a small share): an empty chunk
-        return ValueSamples(np.zeros((0, OBS_SIZE), np.float16), np.zeros((0, NUM_ACTIONS), bool),
-                            np.zeros((0, NUM_ACTIONS), np.float32), np.zeros(0, np.int64))
+        return ValueSamples.empty()
     return ValueSamples.concatenate(parts)
 
 
@@ -142,54 +119,69 @@ def input_width(features: bool) -> int:
     return OBS_SIZE + NUM_ACTIONS * (1 + FEATURES * features)
 
 
-def inputs(samples: ValueSamples, rows: np.ndarray, features: bool = False) -> np.ndarray:
+def inputs(samples: ValueSamples | ChunkSamples, rows: np.ndarray, features: bool = False) -> np.ndarray:
     """float32 network inputs of ``rows``: the observation, RuleAgent's choice as a one-hot, and with ``features``
     RuleAgent's numbers by action (as ``PPOAgent`` builds them for a checkpoint with advice and features)."""
-    observations = samples.observations[rows].astype(np.float32)
-    parts = [observations, one_hot(samples.advice[rows])]
+    return _inputs(samples.take(rows), features)
+
+
+def _inputs(part: ValueSamples, features: bool) -> np.ndarray:
+    """``inputs`` of every decision of ``part``."""
+    observations = part.observations
+    parts = [observations, one_hot(part.advice)]
     if features:
-        parts.append(action_features(observations, samples.masks[rows]))
+        parts.append(action_features(observations, part.masks))
     return np.concatenate(parts, axis=1)
 
 
-def chosen_actions(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False,
+def _choices(net, part: ValueSamples, bonus: np.ndarray, features: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The network's best legal action for each decision of ``part`` (RuleAgent's choice getting the ``bonus`` of its
+    phase), and the phase of each."""
+    import torch
+
+    x = _inputs(part, features)
+    phase = x[:, SLICES["phase"]].argmax(axis=1)
+    with torch.no_grad():
+        values = net(torch.as_tensor(x)).numpy() + bonus[phase][:, None] * x[:, OBS_SIZE:OBS_SIZE + NUM_ACTIONS]
+    return np.where(part.masks, values, -np.inf).argmax(axis=1), phase
+
+
+def chosen_actions(net, samples: ValueSamples | ChunkSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False,
                    batch: int = 4096) -> np.ndarray:
     """The network's best legal action for each of ``rows``, RuleAgent's choice getting the ``bonus`` of its phase
     (one per ``Phase``, as ``PPOAgent`` plays)."""
-    import torch
-
-    out = []
-    with torch.no_grad():
-        for start in range(0, len(rows), batch):
-            part = rows[start:start + batch]
-            x = inputs(samples, part, features)
-            phase = samples.observations[part][:, SLICES["phase"]].argmax(axis=1)
-            values = net(torch.as_tensor(x)).numpy() + bonus[phase][:, None] * x[:, OBS_SIZE:OBS_SIZE + NUM_ACTIONS]
-            out.append(np.where(samples.masks[part], values, -np.inf).argmax(axis=1))
+    out = [_choices(net, samples.take(rows[start:start + batch]), bonus, features)[0] for start in range(0, len(rows), batch)]
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
-def gains(net, samples: ValueSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False) -> dict[str, float]:
+def gains(net, samples: ValueSamples | ChunkSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False,
+          batch: int = 4096) -> dict[str, float]:
     """On ``rows`` (decisions the fit did not see): how often the network departs from RuleAgent's choice, and
     by phase the mean rollout value of its choice minus RuleAgent's (points per decision)."""
-    chosen = chosen_actions(net, samples, rows, bonus, features)
-    at = np.arange(len(rows))
-    gain = samples.values[rows][at, chosen] - samples.values[rows][at, samples.advice[rows]]
-    phase = samples.observations[rows][:, SLICES["phase"]].argmax(axis=1)
-    stats = {"differs": float((chosen != samples.advice[rows]).mean()) if len(rows) else 0.0}
+    differs, total, count = 0, np.zeros(len(Phase)), np.zeros(len(Phase), dtype=np.int64)
+    for start in range(0, len(rows), batch):
+        part = samples.take(rows[start:start + batch])
+        chosen, phase = _choices(net, part, bonus, features)
+        differs += int((chosen != part.advice).sum())
+        np.add.at(total, phase, part.value_of(chosen) - part.value_of(part.advice))
+        np.add.at(count, phase, 1)
+    stats = {"differs": differs / len(rows) if len(rows) else 0.0}
     for p in LEARNED_PHASES["both"]:
-        if (phase == p).any():
-            stats[Phase(p).name.lower()] = float(gain[phase == p].mean())
+        if count[p]:
+            stats[Phase(p).name.lower()] = float(total[p] / count[p])
     return stats
 
 
-def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, batch_size: int, seed: int,
-        features: bool = False) -> float:
+def fit(net, samples: ValueSamples | ChunkSamples, train: np.ndarray, epochs: int, lr: float, batch_size: int, seed: int,
+        features: bool = False, window: int = WINDOW) -> float:
     """Fit ``net`` to the rollout values (times VALUE_SCALE) of decisions ``train``: the final epoch's mean loss.
     ``features``: the network reads RuleAgent's numbers by action too (``inputs``).
 
     The loss compares values centred over each decision's legal actions, so what the deal was worth to
-    everyone (the bulk of a score's spread) does not enter it, only how the actions differ.
+    everyone (the bulk of a score's spread) does not enter it, only how the actions differ. Each minibatch is
+    expanded to float32 as it is used; rows come in ``samples.epoch_order`` (a permutation of all of them up to
+    ``window`` training rows), and ``ChunkSamples`` (data past the memory budget) are read a window at a time,
+    in the same order, so they give the weights the data held in memory give.
     """
     import torch
 
@@ -199,12 +191,11 @@ def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, b
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda i: max(0.05, 1 - i / steps))
     loss_sum = 0.0
     for _ in range(epochs):
-        order, loss_sum, count = rng.permutation(train), 0.0, 0
-        for start in range(0, max(1, len(order) - batch_size + 1), batch_size):
-            rows = order[start:start + batch_size]
-            target = np.nan_to_num(samples.values[rows] * VALUE_SCALE)
-            legal = torch.as_tensor(samples.masks[rows])
-            error = centred(net(torch.as_tensor(inputs(samples, rows, features))), legal) - centred(torch.as_tensor(target), legal)
+        loss_sum, count = 0.0, 0
+        for part in minibatches(samples, epoch_order(rng, train, len(samples), window), batch_size):
+            target = np.nan_to_num(part.values * VALUE_SCALE)
+            legal = torch.as_tensor(part.masks)
+            error = centred(net(torch.as_tensor(_inputs(part, features))), legal) - centred(torch.as_tensor(target), legal)
             loss = (error ** 2).sum(dim=1).div(legal.sum(dim=1)).mean()
             optimizer.zero_grad()
             loss.backward()
@@ -212,55 +203,3 @@ def fit(net, samples: ValueSamples, train: np.ndarray, epochs: int, lr: float, b
             schedule.step()
             loss_sum, count = loss_sum + float(loss.detach()), count + 1
     return loss_sum / max(count, 1)
-
-
-#: The arrays of a chunk file (``np.savez`` of a ``ValueSamples``) and the dtypes each may hold.
-CHUNK_DTYPES: dict[str, tuple[type, ...]] = {"observations": (np.float16, np.float32), "masks": (np.bool_,),
-                                             "values": (np.float32, np.float64), "advice": (np.int64, np.int32)}
-
-
-def write_chunk(path, samples: ValueSamples) -> None:
-    """Write ``samples`` to the chunk file ``path`` atomically (a temporary file renamed: never half-written)."""
-    write_atomic(Path(path), lambda f: np.savez(f, **dataclasses.asdict(samples)), binary=True)
-
-
-def read_chunk(path) -> ValueSamples:
-    """The decisions of one chunk file, checked (never unpickled); ValueError naming the file and what is wrong with it."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = {info.filename.removesuffix(".npy"): info for info in archive.infolist()}
-            missing = [name for name in CHUNK_DTYPES if name not in members]
-            if missing:
-                raise ValueError(f"it has no {missing[0]!r} array")
-            samples = ValueSamples(**{name: read_member(archive, members[name], dtypes) for name, dtypes in CHUNK_DTYPES.items()})
-        problem = _chunk_problem(samples)
-        if problem:
-            raise ValueError(problem)
-    except ValueError as e:
-        raise ValueError(f"data chunk {path}: {e}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError) as e:
-        raise ValueError(f"data chunk {path}: unreadable, damaged or truncated ({type(e).__name__}: {e})") from None
-    return samples
-
-
-def _chunk_problem(samples: ValueSamples) -> str | None:
-    """What makes these arrays not a chunk's decisions (shapes, the advice, values on legal actions), or None."""
-    n = len(samples.advice)
-    shapes = {"observations": (n, OBS_SIZE), "masks": (n, NUM_ACTIONS), "values": (n, NUM_ACTIONS), "advice": (n,)}
-    for name, shape in shapes.items():
-        if getattr(samples, name).shape != shape:
-            return f"its {name!r} array has shape {getattr(samples, name).shape}, expected {shape}"
-    if not ((samples.advice >= 0) & (samples.advice < NUM_ACTIONS)).all() or not samples.masks[np.arange(n), samples.advice].all():
-        return "its 'advice' holds actions that are not legal in their decision"
-    if not np.isfinite(samples.observations).all() or not np.isfinite(samples.values[samples.masks]).all():
-        return "it holds observations or values of legal actions that are not finite"
-    return None
-
-
-def load_samples(paths: list) -> tuple[ValueSamples, np.ndarray]:
-    """The decisions of chunk files, concatenated, and the chunk index of each decision."""
-    parts, chunk = [], []
-    for i, path in enumerate(paths):
-        parts.append(read_chunk(path))
-        chunk.append(np.full(len(parts[-1].advice), i))
-    return ValueSamples.concatenate(parts), np.concatenate(chunk)
