@@ -99,7 +99,14 @@ def held_stderr() -> Iterator[None]:
 
 
 def start_ray(address: str, cfg: "RLlibConfig") -> None:
-    """Join the Ray cluster at ``address``, or start a small local instance ('' or None)."""
+    """Join the Ray cluster at ``address``, or start a small local instance ('' or None) for an RLlib run."""
+    store = max(OBJECT_STORE_BYTES, 2 * cfg.iteration_steps * SAMPLE_BYTES_PER_STEP)
+    init_ray(address, max(2, cfg.num_env_runners), store)
+
+
+def init_ray(address: str, num_cpus: int, object_store_bytes: int = OBJECT_STORE_BYTES) -> None:
+    """Join the Ray cluster at ``address`` (checked first: one error line for a wrong one), or start a local instance
+    ('' or None) with ``num_cpus`` CPUs and an object store of ``object_store_bytes``; nothing if Ray is running."""
     import logging
 
     # Ray's C++ core logs every retry and notice to stderr; its failures reach us as exceptions anyway
@@ -119,5 +126,4 @@ def start_ray(address: str, cfg: "RLlibConfig") -> None:
                              "a cluster with token authentication needs RAY_AUTH_MODE=token and its token here "
                              "(~/.ray/auth_token or RAY_AUTH_TOKEN): see docs/scaling.md") from None
     else:
-        store = max(OBJECT_STORE_BYTES, 2 * cfg.iteration_steps * SAMPLE_BYTES_PER_STEP)
-        ray.init(num_cpus=max(2, cfg.num_env_runners), object_store_memory=store, **common)
+        ray.init(num_cpus=num_cpus, object_store_memory=object_store_bytes, **common)

@@ -4,7 +4,7 @@
 Each iteration has three parts, all in ``--out``:
 
 1. **Data** (``data/iter-K/chunk-N.npz``, each chunk written atomically, so a killed run keeps every finished
-   chunk; about 3.5 kB a decision): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
+   chunk; about 0.3 kB a decision, ``wizard_env.training.samples``): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
    the decisions every legal action is tried on copies of the deal and the round is played out by the current
    agent (``wizard_env.training.rollout_values``): each action's round score in that deal. ``--workers`` processes
    (``wizard_env.util.workers``: Ctrl-C stops them within seconds, one stopped mid-chunk writes nothing, and they die
@@ -48,6 +48,8 @@ from wizard_env.engine.rules import Rules
 from . import rollout_values as rv
 from . import train_report
 from .common import check_ranges, rules_json, run_lock
+from .ray_collect import RayWorkers, most_decisions, require_ray
+from .rllib_cluster import check_address
 
 
 @dataclass
@@ -72,6 +74,8 @@ class ValuesConfig:
     seed: int = 0  #: seeds the games, the agents and torch
     eval_deals: int = 200  #: duplicate deals per evaluation (each played in every seat rotation)
     torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran 7x slower)
+    backend: str = "local"  #: where the data chunks are collected: local (worker processes) or ray (Ray tasks)
+    address: str = ""  #: with --backend ray: the Ray cluster to join (HOST:PORT or auto; default: a local Ray instance)
 
 
 #: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
@@ -84,11 +88,13 @@ ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
 #: does), which measured better than ``last`` in self-play: see the model card.
 DATA = ("last", "all")
+#: What ``--backend`` may be: the same chunks either way (``wizard_env.training.ray_collect``).
+BACKENDS = ("local", "ray")
 #: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
 #: records the settings it was made with.
-RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate")
+RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
 #: Settings added after runs were saved without them, and the value such a run had.
-LATER_DEFAULTS = {"data": "last", "features": False}
+LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": ""}
 
 
 def check_config(cfg: ValuesConfig) -> None:
@@ -97,6 +103,10 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
     if cfg.data not in DATA:
         raise ValueError(f"--data must be one of {', '.join(DATA)}, not {cfg.data!r}")
+    if cfg.backend not in BACKENDS:
+        raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, not {short_repr(cfg.backend)}")
+    if cfg.address and cfg.backend != "ray":
+        raise ValueError("--address applies to --backend ray only")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
     if cfg.play_margin is not None:
         check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())
@@ -105,10 +115,12 @@ def check_config(cfg: ValuesConfig) -> None:
     check_hidden(cfg.hidden, rv.input_width(cfg.features), name="--hidden")  # the checkpoint's limits, before any work
     options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
     options.check_memory("--games", cfg.games * cfg.workers, options.GAME_BYTES * 8)  # with the rollouts' copies
+    if cfg.backend == "ray":
+        require_ray()  # MissingExtra naming the rllib extra, before anything is written
 
 
-#: Memory of one decision held for the fit: float16 observation, mask, values, advice, and the load's copy.
-SAMPLE_BYTES = 2 * (2 * OBS_SIZE + 5 * NUM_ACTIONS + 8)
+#: Memory of one decision held for the fit: twice the most its compact form takes, for the minibatches and the chunk read.
+SAMPLE_BYTES = 2 * rv.DECISION_BYTES
 
 
 def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
@@ -129,14 +141,23 @@ def advice_bonus(cfg: ValuesConfig) -> float | dict[str, float]:
 
 def _collect_chunk(task: tuple) -> tuple[str, int]:
     """Worker: one data chunk, written atomically to ``path``; (path, samples)."""
+    samples = _chunk_samples(task)
+    rv.write_chunk(task[0], samples)
+    return task[0], len(samples.advice)
+
+
+def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None) -> rv.ValueSamples:
+    """Worker: the decisions of one data chunk, not written (a Ray task returns them to the driver). ``agent``: the
+    (config, weights) of the task's checkpoint, already read (a cluster's machines need not see the driver's files)."""
     path, rules, games, seed, phases, share, checkpoint, torch_threads = task
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(torch_threads, user_api="blas")
-    agent = PPOAgent.load(checkpoint, seed=np.random.default_rng([seed, 3])) if checkpoint else None
-    samples = rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=agent, rollout=agent)
-    rv.write_chunk(path, samples)
-    return path, len(samples.advice)
+    behaviour = None
+    if checkpoint:
+        config, weights = agent if agent is not None else load_checkpoint(checkpoint)
+        behaviour = PPOAgent(config, weights, seed=np.random.default_rng([seed, 3]), source=checkpoint)
+    return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour)
 
 
 #: How to recover from a damaged data chunk: chunk N of an iteration is a function of the run's seed and the agent
@@ -244,16 +265,25 @@ class ValuesTrainer:
         if enough() is None:
             start, before, index = time.monotonic(), sum(sizes.values()), len(sizes)
             # leaving the block stops the workers still collecting (chunks no longer needed, or Ctrl-C): a stopped
-            # worker writes nothing, and workers die with this process
-            with Workers(cfg.workers, self.log) as pool:
+            # worker writes nothing, and workers die with this process; Ray tasks return their decisions to be written here
+            with self._workers() as pool:
+                ray = isinstance(pool, RayWorkers)
+                agent = pool.put(load_checkpoint(checkpoint)) if isinstance(pool, RayWorkers) and checkpoint else None
                 running: dict[Future, int] = {}
                 while enough() is None:
                     while len(running) < cfg.workers and sum(sizes.values()) < cfg.samples or not running:
-                        running[pool.submit(_collect_chunk, task(index))] = index
+                        future = pool.submit(_chunk_samples, task(index), agent) if ray else pool.submit(_collect_chunk, task(index))
+                        running[future] = index
                         index += 1
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        sizes[running.pop(future)] = future.result()[1]
+                    for future in sorted(finished, key=running.__getitem__):
+                        i = running.pop(future)
+                        if ray:
+                            samples = future.result()
+                            rv.write_chunk(path(i), samples)
+                            sizes[i] = len(samples.advice)
+                        else:
+                            sizes[i] = future.result()[1]
                     if not self.quiet:
                         total, now = sum(sizes.values()), time.monotonic()
                         rate, minutes = (total - before) / (now - start), (now - self.started) / 60
@@ -261,6 +291,14 @@ class ValuesTrainer:
         used = enough()
         assert used is not None  # the loop above ran until enough chunks were in
         return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
+
+    def _workers(self) -> Workers | RayWorkers:
+        """The pool of ``--backend``: worker processes, or tasks on Ray (a local instance, or the cluster at ``--address``)."""
+        if self.cfg.backend != "ray":
+            return Workers(self.cfg.workers, self.log)
+        # room in a local object store for a chunk of each worker on its way here (SAMPLE_BYTES: twice a decision)
+        chunk = self.cfg.games * most_decisions(self.mix) * self.cfg.share * SAMPLE_BYTES / 2
+        return RayWorkers(self.cfg.workers, self.cfg.address, self.log, int(self.cfg.workers * chunk))
 
     def fit(self, iteration: int, chunks: list[Path], samples_so_far: int) -> tuple[PPOAgent, dict]:
         """Fit the network to ``chunks`` (from the previous iteration's weights); the agent and stats.
@@ -276,6 +314,8 @@ class ValuesTrainer:
             samples, chunk = rv.load_samples(chunks)
         except ValueError as e:
             raise ValueError(f"{e}; {CHUNK_RECOVERY}") from None
+        if isinstance(samples, rv.ChunkSamples) and not self.quiet:
+            self.log(f"iteration {iteration}: {len(samples):,} decisions, past the memory budget: read from disk, {rv.WINDOW:,} at a time")
         held_out = chunk % 12 == 11  # every 12th chunk (of the list): decisions of games the fit never sees
         if not held_out.any() or held_out.all():
             held_out = np.zeros(len(chunk), dtype=bool)
@@ -332,6 +372,8 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
     """Check, lock the folder, run every iteration and plot; the trainer."""
     out = Path(out)
     check_config(cfg)
+    if cfg.address:
+        check_address(cfg.address)  # one line for a wrong address, before anything is written
     saved = out / "config.json"
     if not resume and (saved.exists() or (out / "data").exists()):
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")

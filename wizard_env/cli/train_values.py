@@ -2,11 +2,13 @@
 
     wizard train-values --out runs/values --seed 0       # the default run: 3-6 players, about 15 minutes
     wizard train-values --out runs/values --resume       # continue: finished data chunks and iterations are kept
+    wizard train-values --out runs/values --backend ray --address auto --workers 32   # collect on a Ray cluster
 
 Each iteration plays games, tries every legal action of a share of the decisions on copies of the deal, fits a
 network to those values and evaluates the new agent against RuleAgent (``wizard_env.training.train_values``
 describes the run and what ``--out`` holds). The last agent is ``--out/checkpoints/latest.npz``, which
-``wizard eval --agents ppo:PATH`` plays (or ``ppo:OUT``, the run folder). Needs the train extras.
+``wizard eval --agents ppo:PATH`` plays (or ``ppo:OUT``, the run folder). Needs the train extras; ``--backend ray``
+(``wizard_env.training.ray_collect``: the same data as the local worker processes) needs the rllib extra too.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import dataclasses
 
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import parse_rounds
-from wizard_env.training.train_values import DATA, ValuesConfig, check_config, run_training
+from wizard_env.training.train_values import BACKENDS, DATA, ValuesConfig, check_config, run_training
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
@@ -47,6 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--backend", choices=BACKENDS, default=d.backend,
+                        help="where the data chunks are collected: local (--workers processes on this machine) or ray "
+                             "(--workers Ray tasks at a time; the rllib extra); the same data either way (default local)")
+    parser.add_argument("--address", default=d.address, metavar="HOST:PORT",
+                        help="--backend ray: join the Ray cluster at this address (or auto); default: start a local Ray instance")
 
 
 def run(args: argparse.Namespace) -> int:
