@@ -62,6 +62,9 @@ def bad_files(folder: Path) -> None:
     (odd / "config.json").write_text(json.dumps({"train": {"hidden": "ab", "activation": "relu"}}))
 
 
+#: The shipped agent's recipe: valid, so its cases reach the checks of --out, --resume and --until.
+RECIPE = str(Path(__file__).resolve().parents[1] / "training" / "recipes" / "wizard-v1.toml")
+
 CASES: dict[str, list[tuple[list[str], list[str]]]] = {
     "simulate": [
         (["--games", "0"], ["--games must be at least 1"]),
@@ -243,6 +246,18 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["rule", "--players-battery", "x"], ["--players-battery 'x'"]),
         (["rule", "--skip", "nothing"], ["--skip 'nothing'", "the rows are"]),
         (["rule", "--out", ""], ["argument --out", "empty"]),
+    ],
+    "recipe": [
+        ([RECIPE], ["--out"]),
+        ([RECIPE, "--out", ""], ["argument --out", "empty"]),
+        (["{files}/missing.toml", "--out", "{out}"], ["recipe {files}/missing.toml", "cannot read it"]),
+        (["{files}/a_folder", "--out", "{out}"], ["recipe {files}/a_folder", "cannot read it"]),
+        (["{files}/text.jsonl", "--out", "{out}"], ["recipe {files}/text.jsonl", "not valid TOML"]),
+        (["{files}/deep.jsonl", "--out", "{out}"], ["recipe {files}/deep.jsonl", "not valid TOML"]),
+        (["{files}/nan.npz", "--out", "{out}"], ["recipe {files}/nan.npz", "not a UTF-8 text file"]),
+        ([RECIPE, "--out", "{files}/damaged_run"], ["{files}/damaged_run is not an empty folder"]),
+        ([RECIPE, "--out", "{files}/nowhere", "--resume"], ["--resume: no recipe run in {files}/nowhere"]),
+        ([RECIPE, "--out", "{out}", "--until", "nope"], ["--until 'nope': the recipe has no such step"]),
     ],
 }
 

@@ -1,0 +1,206 @@
+"""``wizard recipe`` on a tiny recipe: every step end to end, a resumed run's weights, what it refuses, and the
+checks of a recipe file (each error names the file, the step and the key)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
+from wizard_env.cli.main import main
+from wizard_env.training import recipe as recipes
+from wizard_env.training.recipe_run import DONE, run_recipe
+from wizard_env.training.rollout_values import VALUE_SCALE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Every kind of step in seconds: 4 players of 2-round games, about 100 decisions an iteration, a 16-unit network,
+#: two iterations (the second a resumed command), a 2-pair margin grid on 2 deals, a battery of 2 deals a row.
+TINY = """
+name = "tiny"
+description = "every step on a budget of seconds"
+
+[[step]]
+name = "data"
+kind = "train-values"
+rounds = 2
+mix = [4]
+samples = 100
+games = 4
+workers = 1
+hidden = [16]
+epochs = 1
+eval_deals = 2
+[[step.stage]]
+iterations = 1
+[[step.stage]]
+iterations = 2
+data = "all"
+
+[[step]]
+name = "fit"
+kind = "fit-values"
+data = "data"
+hidden = [16]
+epochs = 1
+batch_size = 32
+held_out_every = 4
+
+[[step]]
+name = "margins"
+kind = "margins"
+checkpoint = "fit"
+grid = [[0, 0], [1.5, 3]]
+deals = 2
+rounds = 2
+
+[[step]]
+name = "battery"
+kind = "eval-suite"
+checkpoint = "margins"
+deals = 2
+references = []
+players = []
+
+[[step]]
+name = "publish"
+kind = "publish"
+checkpoint = "margins"
+"""
+STEPS = ["data", "fit", "margins", "battery", "publish"]
+
+
+def write_recipe(folder: Path, text: str = TINY) -> Path:
+    path = folder / "tiny.toml"
+    path.write_text(text)
+    return path
+
+
+def quiet_run(path: Path, out: Path, resume: bool = False, until: str | None = None) -> list[str]:
+    return run_recipe(recipes.load(path), out, resume, until, log=lambda line: None)
+
+
+def weights_of(path: Path) -> dict[str, np.ndarray]:
+    return load_checkpoint(path)[1]
+
+
+@pytest.fixture(scope="module")
+def unbroken(tmp_path_factory):
+    """The tiny recipe run through the command line without a break: its folder and what it printed."""
+    folder = tmp_path_factory.mktemp("recipe")
+    out = folder / "run"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        assert main(["recipe", str(write_recipe(folder)), "--out", str(out)]) == 0
+    return out, stdout.getvalue()
+
+
+def test_a_tiny_recipe_runs_every_step_and_publishes_the_chosen_checkpoint(unbroken):
+    out, printed = unbroken
+    assert all((out / "steps" / name / DONE).is_file() for name in STEPS)
+    for k, name in enumerate(STEPS, 1):  # a progress line as each step starts and ends
+        assert f"step {k}/5 {name} (" in printed and re.search(rf"step {k}/5 {name} \(.*\): done in [0-9.]+ (s|min)", printed)
+    assert "ran 5 step(s) of 5; the run in" in printed
+    margins = json.loads((out / "steps" / "margins" / "margins.json").read_text())
+    rules = [row["rule"]["mean"] for row in margins["rows"]]
+    assert margins["chosen"] == rules.index(max(rules))  # chosen by the figure against RuleAgents
+    chosen = margins["rows"][margins["chosen"]]
+    config, weights = load_checkpoint(out / "agent.npz")
+    assert config["advice_bonus"] == {"bid": pytest.approx(chosen["bid"] * VALUE_SCALE), "play": pytest.approx(chosen["play"] * VALUE_SCALE)}
+    assert config["hidden"] == [16] and config["features"] is True and config["fit"]["seed"] == 11
+    fitted = weights_of(out / "steps" / "fit" / "agent.npz")
+    assert fitted.keys() == weights.keys() and all(np.array_equal(fitted[k], weights[k]) for k in weights)
+    PPOAgent.load(out / "agent.npz")  # a checkpoint the registry's ppo:PATH plays
+    suite = json.loads((out / "steps" / "battery" / "suite.json").read_text())
+    assert suite["agent"] == f"ppo:{(out / 'steps' / 'margins' / 'chosen.npz').resolve()}" and suite["deals"] == 2
+    tables = (out / "tables.md").read_text()
+    assert "| bid margin | play margin |" in tables and suite["rows"][0]["measurement"] in tables
+    assert "## Step 2: fit (fit-values" in tables and "| iteration | decisions |" in tables
+
+
+def test_a_run_stopped_after_a_step_and_one_killed_inside_a_step_resume_to_the_same_weights(unbroken, tmp_path: Path):
+    path, out = write_recipe(tmp_path), tmp_path / "run"
+    assert quiet_run(path, out, until="data") == ["data"]
+    assert not (out / "steps" / "fit").exists()
+    # as if killed while iteration 1 collected its data: its checkpoint and last chunks gone, the step not done
+    data = out / "steps" / "data"
+    (data / DONE).unlink()
+    (data / "checkpoints" / "iter-1.npz").unlink()
+    for chunk in sorted((data / "data" / "iter-1").iterdir())[-3:]:
+        chunk.unlink()
+    assert quiet_run(path, out, resume=True, until="fit") == ["data", "fit"]
+    assert quiet_run(path, out, resume=True) == ["margins", "battery", "publish"]
+    for name in ("steps/fit/agent.npz", "agent.npz"):
+        mine, theirs = weights_of(out / name), weights_of(unbroken[0] / name)
+        assert all(np.array_equal(mine[k], theirs[k]) for k in theirs)
+    figures = [[{k: v for k, v in row.items() if k != "wall_seconds"} for row in json.loads((run / "steps/margins/margins.json").read_text())["rows"]]
+               for run in (out, unbroken[0])]
+    assert figures[0] == figures[1]
+    assert quiet_run(path, out, resume=True) == []  # finished: nothing runs again
+
+
+def test_a_resume_with_a_changed_recipe_a_used_folder_and_a_missing_run_are_refused(tmp_path: Path):
+    path, out = write_recipe(tmp_path), tmp_path / "run"
+    quiet_run(path, out, until="data")
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    path.write_text(TINY.replace("epochs = 1\nbatch_size = 32", "epochs = 2\nbatch_size = 32"))
+    with pytest.raises(ValueError, match=r"not the recipe .* started with \(step 2 'fit': epochs was 1, is now 2\)"):
+        quiet_run(path, out, resume=True)
+    with pytest.raises(ValueError, match="already holds a recipe run: pass --resume"):
+        quiet_run(path, out)
+    with pytest.raises(ValueError, match="no recipe run in"):
+        quiet_run(path, tmp_path / "empty", resume=True)
+    with pytest.raises(ValueError, match="--until 'nope': the recipe has no such step"):
+        quiet_run(path, out, resume=True, until="nope")
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+
+
+@pytest.mark.parametrize("old, new, where", [
+    ("samples = 100", "samples = 0", "step 1 'data', key 'samples'"),
+    ("samples = 100", 'samples = "many"', "step 1 'data', key 'samples'"),
+    ("games = 4", "games = 4\ngamez = 4", "step 1 'data', key 'gamez'"),
+    ("iterations = 1\n", "iterations = 1\nsamples = 5\n", "step 1 'data', key 'stage'"),
+    ("rounds = 2\nmix", "rounds = 2\nplayers = 9\nmix", "step 1 'data', key 'players'"),
+    ('data = "data"', 'data = "margins"', "step 2 'fit', key 'data'"),
+    ("held_out_every = 4", "held_out_every = 4\niterations = [0, 5]", "step 2 'fit', key 'iterations'"),
+    ("grid = [[0, 0], [1.5, 3]]", "grid = [[0, 0], [-1, 3]]", "step 3 'margins', key 'grid'"),
+    ("deals = 2\nrounds = 2", "deals = 2\nrounds = 2\nseed = 2", "step 3 'margins', key 'seed'"),
+    ("references = []", 'references = ["nobody"]', "step 4 'battery', key 'references'"),
+    ('kind = "publish"', 'kind = "ship"', "step 5 'publish', key 'kind'"),
+    ('name = "publish"', 'name = "fit"', "step 5, key 'name'"),
+    ('kind = "eval-suite"\ncheckpoint = "margins"\n', 'kind = "eval-suite"\n', "step 4 'battery', key 'checkpoint'"),
+    ('name = "tiny"', "name = [1]", "key 'name'"),
+])
+def test_a_bad_recipe_is_named_by_file_step_and_key(tmp_path: Path, old, new, where):
+    assert old in TINY
+    path = write_recipe(tmp_path, TINY.replace(old, new, 1))
+    with pytest.raises(ValueError) as error:
+        recipes.load(path)
+    assert str(error.value).startswith(f"recipe {path}: {where}: ")
+
+
+def test_a_file_that_is_not_toml_is_one_error_line_and_nothing_is_written(tmp_path: Path, capsys):
+    path = write_recipe(tmp_path, "name = \n")
+    assert main(["recipe", str(path), "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"wizard: error: recipe {path}: not valid TOML")
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_shipped_recipe_states_the_model_cards_steps():
+    recipe = recipes.load(ROOT / "training" / "recipes" / "wizard-v1.toml")
+    assert [s.kind for s in recipe.steps] == ["train-values", "fit-values", "margins", "eval-suite", "publish"]
+    stages = recipe.step("data").values_stages()
+    assert [(c.iterations, c.data, c.epochs, c.learning_rate) for c in stages] == [(2, "last", 4, 1e-3), (3, "all", 2, 5e-4),
+                                                                                  (4, "all", 2, 5e-4)]
+    assert {(c.seed, c.samples, c.features) for c in stages} == {(1, 600_000, False)}
+    fit = recipe.step("fit")
+    assert fit.keys["iterations"] == [0, 1, 2, 3] and fit.fit_config().hidden == [512, 256] and fit.keys["seed"] == 11
+    shipped = load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v1.npz")[0]
+    assert [1.5, 1.5] in recipe.step("margins").keys["grid"] and shipped["advice_bonus"] == pytest.approx({"bid": 0.15, "play": 0.15})
+    assert shipped["hidden"] == fit.keys["hidden"] and shipped["train"]["epochs"] == fit.keys["epochs"]

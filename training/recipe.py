@@ -1,0 +1,319 @@
+"""A recipe: every step that builds a checkpoint, with its settings and seeds, in one TOML file (``wizard recipe``;
+``docs/recipes.md``; the shipped agents' recipes are in ``training/recipes/``).
+
+A recipe has a ``name``, an optional ``description`` and its steps, each a ``[[step]]`` table with a ``name`` (a
+folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that kind:
+
+| kind | what it runs | keys (default) |
+| --- | --- | --- |
+| ``train-values`` | ``wizard train-values``: one command per ``[[step.stage]]``, the later ones with ``--resume`` | every ``ValuesConfig`` field (its default), ``players`` (4, the evaluations), ``rounds`` ("standard"); a stage sets what a resume may change (``iterations``, ``data``, ``epochs``, ``learning_rate``, ``workers``, ``eval_deals``) |
+| ``fit-values`` | a fresh network on the data of a train-values step (``fit_values``) | ``data`` (the step), ``iterations`` (all of them), every ``FitConfig`` field |
+| ``margins`` | the margin grid on held-out deals (``margins``) | ``checkpoint`` (a step), every ``MarginGrid`` field |
+| ``eval-suite`` | ``wizard eval-suite ppo:CHECKPOINT`` (``eval_suite``) | ``checkpoint``, ``deals`` (2000), ``seed`` (1), ``references`` (["ppo"]), ``reference_deals``, ``players`` ([3, 5, 6]), ``skip`` ([]) |
+| ``publish`` | copies the checkpoint to ``OUT/agent.npz`` and writes ``OUT/tables.md`` from the steps before | ``checkpoint`` |
+
+A ``checkpoint`` names an earlier step: a train-values step's latest checkpoint, a fit's, or the margins' choice.
+``load`` parses and checks a file: every error names the file, the step and the key. The margins' seeds must be
+other than every eval-suite step's (S, S + 1, S + 2), so the margins are not chosen on the deals that measure them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_env.util.checks import short_repr
+
+from . import eval_suite
+from .fit_values import FitConfig, check_fit
+from .margins import MarginGrid, check_grid
+from .train_values import RESUME_MAY_CHANGE, ValuesConfig, check_config
+
+KINDS = ("train-values", "fit-values", "margins", "eval-suite", "publish")
+#: The kinds of step whose checkpoint another step may name.
+CHECKPOINT_KINDS = ("train-values", "fit-values", "margins")
+STEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+#: The eval-suite keys, their kinds and defaults (``SuiteConfig``'s, under the recipe's names).
+SUITE_KEYS: dict[str, tuple[str, Any]] = {
+    "checkpoint": ("step", None), "deals": ("int", eval_suite.DEFAULT_DEALS), "seed": ("int", eval_suite.DEFAULT_SEED),
+    "references": ("strs", list(eval_suite.DEFAULT_REFERENCES)), "reference_deals": ("int", None),
+    "players": ("ints", list(eval_suite.DEFAULT_PLAYERS)), "skip": ("strs", []),
+}
+
+
+def _kind_of(default: Any) -> str:
+    """The kind of value of a dataclass field with this default."""
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, list):
+        return "grid" if default and isinstance(default[0], list) else "ints"
+    return {int: "int", float: "float", str: "str"}.get(type(default), "float")  # None: an optional margin
+
+
+def _dataclass_keys(cls) -> dict[str, tuple[str, Any]]:
+    defaults = dataclasses.asdict(cls())
+    return {k: ("rounds" if k == "rounds" else _kind_of(v), v) for k, v in defaults.items()}
+
+
+#: The keys of each kind of step besides ``name`` and ``kind``: (kind of value, default).
+KEYS: dict[str, dict[str, tuple[str, Any]]] = {
+    "train-values": {**_dataclass_keys(ValuesConfig), "players": ("int", 4), "rounds": ("rounds", "standard"),
+                     "stage": ("stages", [])},
+    "fit-values": {"data": ("step", None), "iterations": ("ints", None), **_dataclass_keys(FitConfig)},
+    "margins": {"checkpoint": ("step", None), **_dataclass_keys(MarginGrid)},
+    "eval-suite": SUITE_KEYS,
+    "publish": {"checkpoint": ("step", None)},
+}
+#: Keys a step must give.
+REQUIRED = {"fit-values": ("data",), "margins": ("checkpoint",), "eval-suite": ("checkpoint",), "publish": ("checkpoint",)}
+
+
+def _fits(kind: str, value: Any) -> bool:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    ints = isinstance(value, list) and all(type(v) is int for v in value)
+    return {"int": type(value) is int, "float": number, "bool": isinstance(value, bool), "str": isinstance(value, str),
+            "step": isinstance(value, str), "ints": ints, "strs": isinstance(value, list) and all(isinstance(v, str) for v in value),
+            "rounds": isinstance(value, str) or type(value) is int or ints and bool(value),
+            "grid": isinstance(value, list) and all(isinstance(v, list) for v in value),
+            "stages": isinstance(value, list) and all(isinstance(v, dict) for v in value)}[kind]
+
+
+WANTED = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string", "step": "the name of an earlier step",
+          "ints": "a list of integers", "strs": "a list of strings", "rounds": "'standard', 'amigo', a round count or a list of hand sizes",
+          "grid": "a list of [bid, play] pairs", "stages": "[[step.stage]] tables"}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a recipe: its name, kind and keys (defaults filled in)."""
+
+    index: int
+    name: str
+    kind: str
+    keys: dict[str, Any]
+
+    def where(self, key: str | None = None) -> str:
+        """How errors name this step (and ``key``)."""
+        return f"step {self.index} {self.name!r}" + (f", key {key!r}" if key else "")
+
+    def values_stages(self) -> list[ValuesConfig]:
+        """A train-values step's config of each stage, in order (one stage when it has none)."""
+        base = ValuesConfig(**{k: v for k, v in self.keys.items() if k in KEYS["train-values"] and k not in ("players", "rounds", "stage")})
+        return [dataclasses.replace(base, **stage) for stage in self.keys["stage"]] or [base]
+
+    def rules(self) -> Rules:
+        """The rules of a train-values or margins step's games (its ``players`` and ``rounds``)."""
+        return Rules.make(self.keys["players"], self.keys["rounds"])
+
+    def fit_config(self) -> FitConfig:
+        return FitConfig(**{k: v for k, v in self.keys.items() if k in KEYS["fit-values"] and k not in ("data", "iterations")})
+
+    def margin_grid(self) -> MarginGrid:
+        return MarginGrid(**{k: v for k, v in self.keys.items() if k != "checkpoint"})
+
+    def suite_config(self, agent: str) -> eval_suite.SuiteConfig:
+        k = self.keys
+        return eval_suite.SuiteConfig(agent, k["deals"], k["seed"], tuple(k["references"]), k["reference_deals"],
+                                      tuple(k["players"]), tuple(k["skip"]))
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A checked recipe: its file, its parsed TOML (what a resumed run compares) and its steps."""
+
+    path: Path
+    name: str
+    description: str
+    raw: dict[str, Any]
+    steps: tuple[Step, ...]
+
+    def step(self, name: str) -> Step:
+        return next(s for s in self.steps if s.name == name)
+
+
+#: The keys of eval-suite's options, where the two names differ.
+SUITE_OPTIONS = {"games": "deals", "reference": "references", "reference_games": "reference_deals", "players_battery": "players",
+                 "AGENT": "checkpoint"}
+
+
+def _option_key(message: str) -> tuple[str | None, str]:
+    """The key an error is about (its first ``--option``, or the key it starts with), and the message in key names."""
+    def key_of(option: str) -> str:
+        name = option.replace("-", "_")
+        return SUITE_OPTIONS.get(name, name)
+
+    found = re.search(r"--([a-z][a-z-]*)", message) or re.match(r"([A-Za-z_]+)\b", message)
+    return (key_of(found[1]) if found else None), re.sub(r"--([a-z][a-z-]*)", lambda m: key_of(m[1]), message)
+
+
+def _toml() -> Any:
+    """The TOML parser: the standard library's ``tomllib`` (Python 3.11), or ``tomli``, where it came from, on 3.10."""
+    for name in ("tomllib", "tomli"):
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError:
+            pass
+    raise ValueError("a recipe is TOML, which Python reads from 3.11 on (tomllib): use Python 3.11, or pip install tomli")
+
+
+def load(path: str | Path) -> Recipe:
+    """Read and check a recipe file; ValueError naming the file, the step and the key at fault."""
+    path = Path(path)
+    toml = _toml()
+    try:
+        raw = toml.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"recipe {path}: cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"recipe {path}: not a UTF-8 text file") from None
+    except (toml.TOMLDecodeError, RecursionError) as e:
+        raise ValueError(f"recipe {path}: not valid TOML ({str(e)[:200] or 'nested too deeply'})") from None
+    return parse(raw, path)
+
+
+def parse(raw: dict[str, Any], path: Path) -> Recipe:
+    """Check a parsed recipe; ValueError naming ``path``, the step and the key at fault."""
+    def fail(where: str, problem: str) -> ValueError:
+        return ValueError(f"recipe {path}: {where}: {problem}")
+
+    unknown = [k for k in raw if k not in ("name", "description", "step")]
+    if unknown:
+        raise fail(f"key {unknown[0]!r}", "unknown key (a recipe has name, description and [[step]] tables)")
+    for key in ("name", "description"):
+        if key in raw and not isinstance(raw[key], str) or key == "name" and not str(raw.get(key, "")).strip():
+            raise fail(f"key {key!r}", "expected a string" + (" that is not empty" if key == "name" else ""))
+    tables = raw.get("step", [])
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise fail("key 'step'", "expected one or more [[step]] tables")
+    steps: list[Step] = []
+    for index, table in enumerate(tables, 1):
+        steps.append(_step(index, table, steps, fail))
+    _check_seeds(steps, fail)
+    return Recipe(path, raw["name"], raw.get("description", ""), raw, tuple(steps))
+
+
+def _step(index: int, table: dict[str, Any], before: list[Step], fail) -> Step:
+    """One checked step; ``before``: the steps above it."""
+    name = table.get("name")
+    if not isinstance(name, str) or not STEP_NAME.fullmatch(name):
+        raise fail(f"step {index}, key 'name'", f"expected a folder name of letters, digits, '-' and '_', not {name!r}")
+    if any(s.name == name for s in before):
+        raise fail(f"step {index}, key 'name'", f"{name!r} names an earlier step too")
+    kind = table.get("kind")
+    where = f"step {index} {name!r}"
+    if kind not in KINDS:
+        raise fail(f"{where}, key 'kind'", f"expected one of {', '.join(KINDS)}, not {kind!r}")
+    schema = KEYS[kind]
+    keys: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in ("name", "kind"):
+            continue
+        if key not in schema:
+            raise fail(f"{where}, key {key!r}", f"unknown key of a {kind} step (keys: {', '.join(schema)})")
+        if not _fits(schema[key][0], value):
+            raise fail(f"{where}, key {key!r}", f"expected {WANTED[schema[key][0]]}, not {value!r}")
+        keys[key] = value
+    for key in REQUIRED.get(kind, ()):
+        if key not in keys:
+            raise fail(f"{where}, key {key!r}", f"missing: a {kind} step names it")
+    keys = {k: keys.get(k, default) for k, (_, default) in schema.items()}
+    step = Step(index, name, kind, keys)
+    for key, (value_kind, _) in schema.items():
+        if value_kind == "step" and keys[key] is not None:
+            wanted = ("train-values",) if kind == "fit-values" else CHECKPOINT_KINDS
+            found = next((s for s in before if s.name == keys[key]), None)
+            if found is None or found.kind not in wanted:
+                raise fail(step.where(key), f"{keys[key]!r} is not an earlier step of kind {' or '.join(wanted)}")
+    try:
+        _check_settings(step, before)
+    except ValueError as e:
+        at, message = _option_key(str(e))
+        known = at in schema
+        raise fail(step.where(at if known else None), message.removeprefix(f"{at}: ") if known else message) from None
+    return step
+
+
+def check_rules(players: int, rounds: Any) -> None:
+    """ValueError naming ``players`` or ``rounds`` if they make no game."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"--players {players}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    try:
+        Rules.make(players, rounds)
+    except ValueError as e:
+        raise ValueError(f"--rounds {rounds!r}: {e}") from None
+
+
+def _check_settings(step: Step, before: list[Step]) -> None:
+    """ValueError (naming the option or key) for the first impossible setting of ``step``."""
+    k = step.keys
+    if step.kind in ("train-values", "margins"):
+        check_rules(k["players"], k["rounds"])
+    if step.kind == "train-values":
+        last = 0
+        for i, stage in enumerate(k["stage"], 1):
+            wrong = next((key for key in stage if key not in RESUME_MAY_CHANGE), None)
+            if wrong is not None:
+                raise ValueError(f"--stage {i} sets {wrong!r}: a stage (a resumed run) may set only {', '.join(RESUME_MAY_CHANGE)}")
+            kinds = KEYS["train-values"]
+            bad = next((key for key, v in stage.items() if not _fits(kinds[key][0], v)), None)
+            if bad is not None:
+                raise ValueError(f"--stage {i}: {bad!r} expected {WANTED[kinds[bad][0]]}, not {stage[bad]!r}")
+            if stage.get("iterations", last) <= last:
+                raise ValueError(f"--stage {i}: 'iterations' must grow from stage to stage (the total after the stage)")
+            last = stage["iterations"]
+        for cfg in step.values_stages():
+            check_config(cfg)
+    elif step.kind == "fit-values":
+        data = next(s for s in before if s.name == k["data"])
+        run = data.values_stages()[-1]
+        iterations = k["iterations"]
+        if iterations is not None and (not iterations or len(set(iterations)) != len(iterations)
+                                       or not all(0 <= i < run.iterations for i in iterations)):
+            raise ValueError(f"--iterations {iterations}: expected distinct iterations of step {data.name!r} (0 to {run.iterations - 1})")
+        check_fit(run, step.fit_config())
+    elif step.kind == "margins":
+        check_grid(step.margin_grid())
+    elif step.kind == "eval-suite":
+        step.suite_config("ppo").check()
+
+
+def _check_seeds(steps: list[Step], fail) -> None:
+    """The margins' deals must not be the deals of an evaluation."""
+    for suite in (s for s in steps if s.kind == "eval-suite"):
+        used = {suite.keys["seed"] + d for d in range(3)}
+        for grid in (s for s in steps if s.kind == "margins"):
+            for key in ("seed", "self_play_seed"):
+                if grid.keys[key] in used:
+                    raise fail(grid.where(key), f"seed {grid.keys[key]} plays deals of the evaluation of step {suite.name!r} "
+                               f"(its seeds {', '.join(map(str, sorted(used)))}): choose margins on other deals")
+
+
+def first_change(before: Any, now: Any, where: str = "") -> str | None:
+    """Where two parsed recipes first differ, in words (None: they are the same)."""
+    if isinstance(before, dict) and isinstance(now, dict):
+        for key in list(dict.fromkeys([*before, *now])):
+            if key not in now or key not in before:
+                return f"{where}key {key!r} is {'gone' if key not in now else 'new'}"
+            found = first_change(before[key], now[key], f"{where}{key}.")
+            if found:
+                return found
+        return None
+    tables = isinstance(before, list) and isinstance(now, list) and all(isinstance(t, dict) for t in [*before, *now])
+    if tables and len(before) != len(now):
+        head, _, table = where[:-1].rpartition(": ")
+        return f"{head + ': ' if head else ''}it had {len(before)} [[{'step.' if head else ''}{table}]] tables, has {len(now)}"
+    if tables:
+        for i, (b, n) in enumerate(zip(before, now), 1):
+            label = f"{where[:-1]} {i}" + (f" {b.get('name')!r}" if isinstance(b, dict) and "name" in b else "")
+            found = first_change(b, n, f"{label}: ")
+            if found:
+                return found
+        return None
+    if before != now or type(before) is not type(now):
+        return f"{where[:-1] or 'the recipe'} was {short_repr(before)}, is now {short_repr(now)}"
+    return None

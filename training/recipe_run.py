@@ -1,0 +1,230 @@
+"""Running a recipe (``wizard recipe FILE --out DIR``): every step in its folder, resumable after a kill or a reboot.
+
+``DIR`` holds ``recipe.json`` (the recipe as parsed when the run started; a resumed run refuses a recipe that
+differs from it, naming the first difference) and a copy of the file, ``steps/NAME/`` for each step, and at the
+end ``agent.npz`` and ``tables.md`` (a ``publish`` step). A step is finished when ``steps/NAME/done.json`` is
+there (written atomically, last): a resumed run skips finished steps, resumes a train-values step with its
+``--resume`` (finished chunks and iterations are kept), reuses the margins already measured, and runs a fit or an
+evaluation that was cut short again from its start (same seeds, same result). The run holds ``DIR``'s lock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from wizard_env.util.files import remove_temps, write_atomic
+from wizard_env.util.stopwatch import Stopwatch
+
+from . import eval_suite, train_report
+from .common import run_lock
+from .fit_values import fit_fresh, run_chunks
+from .margins import copy_checkpoint, run_grid
+from .recipe import Recipe, Step, first_change
+from .train_values import ValuesConfig, run_training
+
+FORMAT = "wizard-recipe-run/1"
+DONE = "done.json"
+
+
+def step_folder(out: Path, step: Step) -> Path:
+    return out / "steps" / step.name
+
+
+def checkpoint_of(out: Path, step: Step) -> Path:
+    """The checkpoint a finished step hands to the steps after it."""
+    folder = step_folder(out, step)
+    return {"train-values": folder / "checkpoints" / "latest.npz", "fit-values": folder / "agent.npz",
+            "margins": folder / "chosen.npz"}[step.kind]
+
+
+def values_command(cfg: ValuesConfig, step: Step) -> str:
+    """The ``wizard train-values`` options of a stage that differ from the defaults."""
+    parts = []
+    for name, value in dataclasses.asdict(cfg).items():
+        if value == getattr(ValuesConfig(), name):
+            continue
+        option = f"--{name.replace('_', '-')}"
+        parts.append(option if value is True else f"{option} {','.join(map(str, value)) if isinstance(value, list) else value}")
+    if step.keys["players"] != 4:
+        parts.append(f"--players {step.keys['players']}")
+    if step.keys["rounds"] != "standard":
+        rounds = step.keys["rounds"]
+        parts.append(f"--rounds {','.join(map(str, rounds)) if isinstance(rounds, list) else rounds}")
+    return " ".join(parts)
+
+
+def what_it_runs(recipe: Recipe, step: Step) -> str:
+    """A step's progress line: what it runs."""
+    k = step.keys
+    if step.kind == "train-values":
+        stages = step.values_stages()
+        return f"wizard train-values, {len(stages)} command(s), {stages[-1].iterations} iterations"
+    if step.kind == "fit-values":
+        return (f"a fresh {','.join(map(str, k['hidden']))} network on the data of step {k['data']!r}, "
+                f"{k['epochs']} epochs, seed {k['seed']}")
+    if step.kind == "margins":
+        return f"{len(k['grid'])} margin pairs for the checkpoint of step {k['checkpoint']!r} on {k['deals']:,} deals (seeds {k['seed']}, {k['self_play_seed']})"
+    if step.kind == "eval-suite":
+        return f"wizard eval-suite ppo:CHECKPOINT of step {k['checkpoint']!r}, {k['deals']:,} deals a row, seed {k['seed']}"
+    return f"copies the checkpoint of step {k['checkpoint']!r} to agent.npz and writes tables.md"
+
+
+def _write_json(path: Path, data: Any) -> None:
+    write_atomic(path, lambda file: file.write(json.dumps(data, indent=1, allow_nan=False) + "\n"))
+
+
+def check_out(recipe: Recipe, out: Path, resume: bool) -> None:
+    """ValueError unless ``out`` can take this run: new and empty, or (``resume``) started with the same recipe."""
+    saved = out / "recipe.json"
+    if any(s.kind == "eval-suite" for s in recipe.steps) and ":" in str(out.resolve()):
+        raise ValueError(f"--out {out}: the eval-suite step names its checkpoint in an agent spec, where ':' separates "
+                         "options: choose a folder whose path has no ':'")
+    if not resume:
+        if saved.exists():
+            raise ValueError(f"{out} already holds a recipe run: pass --resume to continue it, or another --out")
+        if out.exists() and (not out.is_dir() or any(p.name != ".lock" for p in out.iterdir())):  # a lock left by a kill
+            raise ValueError(f"{out} is not an empty folder: choose another --out")
+        return
+    if not saved.is_file():
+        raise ValueError(f"--resume: no recipe run in {out} (no recipe.json)")
+    try:
+        before = json.loads(saved.read_text())["recipe"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"--resume: {saved} is damaged ({str(e)[:100]}): start the recipe again in another --out") from None
+    change = first_change(before, json.loads(json.dumps(recipe.raw)))
+    if change:
+        raise ValueError(f"--resume: {recipe.path} is not the recipe {out} was started with ({change}): restore it, "
+                         "or run the changed recipe into another --out")
+
+
+def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str | None = None,
+               log: Callable[[str], object] = print, version: str = "unknown") -> list[str]:
+    """Run the steps of ``recipe`` not finished yet in ``out`` (up to and including ``until``); the names of the
+    steps run now."""
+    out = Path(out)
+    if until is not None and until not in [s.name for s in recipe.steps]:
+        raise ValueError(f"--until {until!r}: the recipe has no such step (steps: {', '.join(s.name for s in recipe.steps)})")
+    check_out(recipe, out, resume)
+    out.mkdir(parents=True, exist_ok=True)
+    ran: list[str] = []
+    started = time.monotonic()
+    with run_lock(out, "wizard recipe"):
+        if not resume:
+            _write_json(out / "recipe.json", {"format": FORMAT, "file": str(recipe.path), "recipe": recipe.raw})
+            text = recipe.path.read_text(encoding="utf-8")
+            write_atomic(out / "recipe.toml", lambda file: file.write(text))
+        for step in recipe.steps:
+            folder = step_folder(out, step)
+            head = f"recipe {recipe.name}: step {step.index}/{len(recipe.steps)} {step.name} ({step.kind})"
+            if (folder / DONE).is_file():
+                log(f"{head}: finished earlier, kept")
+            else:
+                folder.mkdir(parents=True, exist_ok=True)
+                for stale in remove_temps(folder):
+                    log(f"removed {stale}, left by a run killed while writing")
+                log(f"{head}: {what_it_runs(recipe, step)} ...")
+                with Stopwatch() as watch:
+                    outputs = STEPS[step.kind](recipe, step, out, folder, lambda line, s=step: log(f"  {s.name}: {line}"), version)
+                _write_json(folder / DONE, {"step": step.name, "kind": step.kind, "seconds": round(watch.seconds, 1),
+                                            "outputs": outputs})
+                ran.append(step.name)
+                log(f"{head}: done in {_minutes(watch.seconds)} (this session {_minutes(time.monotonic() - started)})")
+            if step.name == until:
+                if step is not recipe.steps[-1]:
+                    log(f"recipe {recipe.name}: stopped after step {until!r} (--until); continue with --resume")
+                break
+    return ran
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
+
+
+def _train_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
+    import torch
+
+    stages = step.values_stages()
+    for i, cfg in enumerate(stages, 1):
+        if (folder / "checkpoints" / f"iter-{cfg.iterations - 1}.npz").is_file():
+            log(f"command {i}/{len(stages)} finished earlier, kept")
+            continue
+        resume = (folder / "config.json").exists() or (folder / "data").exists()
+        log(f"command {i}/{len(stages)}: wizard train-values --out {folder} {values_command(cfg, step)}{' --resume' if resume else ''}")
+        torch.set_num_threads(cfg.torch_threads)
+        run_training(cfg, step.rules(), folder, resume=resume, log=log, rounds=step.keys["rounds"])
+    return {"checkpoint": str(checkpoint_of(out, step)), "iterations": stages[-1].iterations}
+
+
+def _fit_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
+    data = recipe.step(step.keys["data"])
+    run = data.values_stages()[-1]
+    iterations = step.keys["iterations"] or list(range(run.iterations))
+    chunks = run_chunks(step_folder(out, data), run, data.rules(), iterations, data.keys["rounds"])
+    with Stopwatch() as watch:
+        stats = fit_fresh(chunks, run, step.fit_config(), data.rules(), checkpoint_of(out, step), max(iterations), log)
+    stats = {"iterations": iterations, "chunks": len(chunks), **stats, "wall_seconds": round(watch.seconds, 1)}
+    _write_json(folder / "fit.json", stats)
+    log(f"fitted {stats['decisions']:,} decisions, loss {stats['loss']:.3f}; on held-out decisions it departs from RuleAgent at "
+        f"{stats.get('differs', 0):.1%}, gain per decision: "
+        + ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k in ("trump", "bid", "play")))
+    return {"checkpoint": str(checkpoint_of(out, step))}
+
+
+def _margins(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
+    data = run_grid(checkpoint_of(out, recipe.step(step.keys["checkpoint"])), step.margin_grid(), folder, log)
+    chosen = data["rows"][data["chosen"]]
+    log(f"chose bid margin {chosen['bid']:g}, play margin {chosen['play']:g}")
+    return {"checkpoint": str(checkpoint_of(out, step)), "bid": chosen["bid"], "play": chosen["play"]}
+
+
+def _eval_suite(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
+    agent = f"ppo:{checkpoint_of(out, recipe.step(step.keys['checkpoint'])).resolve()}"
+    eval_suite.run_to(folder, step.suite_config(agent), log=log, version=version)
+    return {"suite": str(folder / eval_suite.JSON_NAME)}
+
+
+def _publish(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
+    source = checkpoint_of(out, recipe.step(step.keys["checkpoint"]))
+    copy_checkpoint(source, out / "agent.npz")
+    tables = tables_markdown(recipe, out, step)
+    write_atomic(out / "tables.md", lambda file: file.write(tables))
+    log(f"wrote {out / 'agent.npz'} (from {source}) and {out / 'tables.md'}")
+    return {"agent": str(out / "agent.npz"), "tables": str(out / "tables.md")}
+
+
+STEPS: dict[str, Callable[..., dict]] = {"train-values": _train_values, "fit-values": _fit_values, "margins": _margins,
+                                         "eval-suite": _eval_suite, "publish": _publish}
+
+
+def tables_markdown(recipe: Recipe, out: Path, publish: Step) -> str:
+    """The model card's tables from the outputs of the steps before ``publish``."""
+    lines = [f"# Recipe `{recipe.name}`: its tables", "",
+             f"Written by `wizard recipe {recipe.path.name} --out {out}`; `agent.npz` is the checkpoint of step "
+             f"{publish.keys['checkpoint']!r}. {recipe.description}".rstrip(), ""]
+    for step in recipe.steps[:publish.index - 1]:
+        folder = step_folder(out, step)
+        seconds = json.loads((folder / DONE).read_text())["seconds"]
+        lines += [f"## Step {step.index}: {step.name} ({step.kind}, {_minutes(seconds)})", ""]
+        if step.kind == "train-values":
+            rows = train_report.read_curve(folder / "curve.csv")
+            lines += ["| iteration | decisions | wall min | diff to RuleAgent | bid accuracy (agent / rule) |",
+                      "| ---: | ---: | ---: | ---: | ---: |"]
+            lines += [f"| {i} | {int(r['timesteps']):,} | {float(r['wall_s']) / 60:.1f} | {float(r['diff']):+.1f} ± "
+                      f"{float(r['diff_ci95']):.1f} | {float(r['bid_accuracy']):.1%} / {float(r['rule_bid_accuracy']):.1%} |"
+                      for i, r in enumerate(rows)]
+        elif step.kind == "fit-values":
+            fit = json.loads((folder / "fit.json").read_text())
+            gains = " / ".join(f"{fit[k]:+.2f}" if k in fit else "-" for k in ("trump", "bid", "play"))
+            lines += [f"{fit['decisions']:,} decisions fitted (iterations {', '.join(map(str, fit['iterations']))}; "
+                      f"{fit['held_out']:,} held out), final loss {fit['loss']:.3f}. On held-out decisions it departs from "
+                      f"RuleAgent at {fit.get('differs', 0):.1%}; gain over RuleAgent's choice, trump / bid / play: {gains} points."]
+        elif step.kind == "margins":
+            lines += [(folder / "margins.md").read_text().rstrip()]
+        elif step.kind == "eval-suite":
+            lines += [eval_suite.format_markdown(json.loads((folder / eval_suite.JSON_NAME).read_text())).rstrip()]
+        lines.append("")
+    return "\n".join(lines)

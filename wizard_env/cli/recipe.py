@@ -1,0 +1,54 @@
+"""``wizard recipe``: build a checkpoint by every step of a recipe file, in one command that resumes.
+
+    wizard recipe training/recipes/wizard-v1.toml --out runs/wizard-v1            # the shipped ppo, rebuilt (hours)
+    wizard recipe training/recipes/wizard-v1.toml --out runs/wizard-v1 --resume   # after a kill or a reboot
+    wizard recipe my.toml --out runs/mine --until fit                             # the steps up to 'fit' only
+
+A recipe (TOML; ``docs/recipes.md``, ``wizard_env.training.recipe``) lists the steps: ``wizard train-values``
+iterations, a fresh fit on their data, the margin grid on held-out deals, the evaluation battery
+(``wizard eval-suite``) and the copy of the chosen checkpoint to ``--out/agent.npz`` with the model card's
+tables in ``--out/tables.md``. Each step writes into ``--out/steps/NAME`` and marks itself finished;
+``--resume`` skips finished steps and continues the one that was cut short. Needs the train extras.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wizard_env.training import recipe_run
+from wizard_env.training.recipe import load
+from wizard_env.training.common import say
+from wizard_env.util import options
+
+from .common import require_packages
+from .main import installed_version
+
+VARIANT_OPTIONS = False  # the recipe fixes the rules of every step
+HELP = "build a checkpoint by every step of a recipe file (data, fit, margins, evaluation), resumable"
+DESCRIPTION = (
+    "Run the steps of a recipe file (training/recipes/*.toml: train-values iterations, a fresh fit on their data, "
+    "the margin grid on held-out deals, the evaluation battery, the published checkpoint and its tables) into --out, "
+    "each step in its own folder. --resume continues a run that was killed, skipping finished steps."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``wizard recipe``."""
+    parser.add_argument("recipe", metavar="FILE", type=options.path_type, help="the recipe (a TOML file)")
+    parser.add_argument("--out", type=options.path_type, required=True, metavar="DIR",
+                        help="the run's folder: steps/NAME for each step, then agent.npz and tables.md")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run in --out (finished steps are kept; the recipe must be the one it started with)")
+    parser.add_argument("--until", metavar="STEP", help="stop after the step of this name (continue later with --resume)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``wizard recipe``."""
+    recipe = load(args.recipe)  # every key checked before the packages are imported or anything is written
+    require_packages(("torch", "openskill", "matplotlib"), "wizard recipe")
+    ran = recipe_run.run_recipe(recipe, args.out, args.resume, args.until, log=say, version=installed_version())
+    finished = (recipe_run.step_folder(Path(args.out), recipe.steps[-1]) / recipe_run.DONE).is_file()
+    print(f"ran {len(ran)} step(s) of {len(recipe.steps)}" + (f"; the run in {args.out} is complete" if finished else
+          f"; continue with: wizard recipe {args.recipe} --out {args.out} --resume"))
+    return 0
