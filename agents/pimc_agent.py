@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.engine.batch import WizardBatch
-from wizard_env.engine.determinize import determinize
 
 from .base import Agent
 from .ppo_agent import PRETRAINED, PPOAgent
-from .rollouts import rollout_values
+from .rollouts import search_values
 from .rule_agent import RuleAgent
 
 DEFAULT_SAMPLES = 16
@@ -101,8 +99,5 @@ class PIMCAgent(Agent):
 
     def _search(self, batch: WizardBatch, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The best action of each game: mean round score of its acting seat over the samples, per legal action."""
-        seats = batch.current[games].astype(np.int64)
-        worlds = determinize(batch, games, seats, self.rng, self.samples)  # game i's samples: rows i*s .. i*s + s - 1
-        values = rollout_values(worlds, worlds.all_games, self.policy).reshape(len(games), self.samples, NUM_ACTIONS)
-        mean = values.astype(np.float64).mean(axis=1)  # a sample's legal actions are the game's: NaN elsewhere
+        mean = search_values(batch, games, self.policy, self.rng, self.samples)
         return np.where(masks != 0, mean, -np.inf).argmax(axis=1)  # ties: the lowest action id

@@ -2,8 +2,9 @@
 
 Each legal action is applied on its own copy of the game (``WizardBatch.copy_games``, every copy of
 every game stepped in lockstep) and the rest of the round is played out by a rollout agent at every
-seat; the acting seat's round score is that action's value in that deal. ``pimc`` averages these
-values over determinized deals to choose, and ``wizard train-values`` fits a network to them.
+seat; the acting seat's round score is that action's value in that deal. ``search_values`` averages
+these values over determinized deals (what ``pimc`` chooses by), and ``wizard train-values`` fits a
+network to them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 
 from wizard_env.engine.actions import NUM_ACTIONS, IllegalActionError
 from wizard_env.engine.batch import WizardBatch
+from wizard_env.engine.determinize import determinize
 
 from .base import Agent
 
@@ -39,3 +41,13 @@ def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.
     values = np.full((len(games), NUM_ACTIONS), np.nan, dtype=np.float32)
     values[rows, actions] = scores
     return values
+
+
+def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np.random.Generator, samples: int) -> np.ndarray:
+    """float64 [k, NUM_ACTIONS]: each legal action's mean round score for the acting seat of each of ``games`` over
+    ``samples`` determinizations of what that seat sees (``determinize``: never the hidden cards themselves), each
+    played out by ``rollout``; NaN for illegal actions."""
+    seats = batch.current[games].astype(np.int64)
+    worlds = determinize(batch, games, seats, rng, samples)  # game i's samples: rows i*s .. i*s + s - 1
+    values = rollout_values(worlds, worlds.all_games, rollout).reshape(len(games), samples, NUM_ACTIONS)
+    return values.astype(np.float64).mean(axis=1)  # a sample's legal actions are the game's: NaN elsewhere
