@@ -12,6 +12,13 @@ A network that fits these values from the observation alone (``fit``) averages o
 player cannot see, so it estimates each action's expected round score given what the player knows,
 when everyone continues with the rollout policy; its argmax is a one-step policy improvement on that
 policy. Rollouts see all hands (they are targets, never inputs): the learner never does.
+
+**Search targets** (``collect_values(..., search_samples=N)``, ``wizard train-values --targets search``): instead
+of the one true deal, each action is played out in N deals redrawn from what the acting seat sees
+(``agents.rollouts.search_values``, ``engine.determinize``), and its value is the mean of its N round scores: the
+values ``pimc`` chooses by, with the rollout policy at every seat. The network then fits what search on top of the
+rollout policy would do (expert iteration) rather than one continuation of a deal the player cannot see. A mean
+of N whole scores need not be whole: the compact samples keep such values as float32 (``samples``).
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import numpy as np
 from wizard_env.agents.base import Agent
 from wizard_env.agents.checkpoint import weight_names
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
-from wizard_env.agents.rollouts import rollout_values
+from wizard_env.agents.rollouts import rollout_values, search_values
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.agents.rule_features import FEATURES, action_features
 from wizard_env.engine.actions import NUM_ACTIONS, Phase
@@ -40,10 +47,16 @@ if TYPE_CHECKING:
 
 
 def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...], share: float = 1.0,
-                   behaviour: Agent | None = None, rollout: Agent | None = None) -> ValueSamples:
-    """Rollout values of the decisions in ``phases`` that have a choice, in ``games`` games played by ``behaviour``
-    (default RuleAgent) at every seat; each such decision is kept with probability ``share``."""
+                   behaviour: Agent | None = None, rollout: Agent | None = None, search_samples: int = 0) -> ValueSamples:
+    """Action values of the decisions in ``phases`` that have a choice, in ``games`` games played by ``behaviour``
+    (default RuleAgent) at every seat; each such decision is kept with probability ``share``. The values are each
+    action's round score in the true deal, the round played out by ``rollout`` (default RuleAgent), or with
+    ``search_samples`` N > 0 its mean over N redrawn deals (``search_values``), drawn from a Generator of its own
+    seeded by ``seed`` (the draws that keep decisions stay as they are). ValueError for a negative ``search_samples``."""
+    if isinstance(search_samples, (bool, np.bool_)) or not isinstance(search_samples, (int, np.integer)) or search_samples < 0:
+        raise ValueError(f"search_samples must be a non-negative integer, not {search_samples!r}")
     rng = np.random.default_rng([seed, 2])
+    search_rng = np.random.default_rng([seed, SEARCH_STREAM])
     rule = RuleAgent(seed=np.random.default_rng([seed, 1]))
     behaviour = rule if behaviour is None else behaviour
     rollout = rule if rollout is None else rollout
@@ -57,13 +70,20 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
         a = hint if behaviour is rule else behaviour.act_batch(o, m)
         keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share)
         if keep.any():
-            values = rollout_values(batch, live[keep], rollout)
+            if search_samples:
+                values = search_values(batch, live[keep], rollout, search_rng, int(search_samples))
+            else:
+                values = rollout_values(batch, live[keep], rollout)
             parts.append(ValueSamples.of(o[keep], m[keep], values, hint[keep]))
         batch.step(a, live)
     if not parts:  # no decision kept (a few short games, a small share): an empty chunk
         return ValueSamples.empty()
     return ValueSamples.concatenate(parts)
 
+
+#: The stream of ``collect_values``' seed that search targets draw their deals from (1: RuleAgent, 2: which decisions
+#: are kept, 3: the trainer's agent).
+SEARCH_STREAM = 5
 
 #: Rollout values are round scores; the network fits them in tens of points.
 VALUE_SCALE = 0.1

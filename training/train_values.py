@@ -6,7 +6,11 @@ Each iteration has three parts, all in ``--out``:
 1. **Data** (``data/iter-K/chunk-N.npz``, each chunk written atomically, so a killed run keeps every finished
    chunk; about 0.3 kB a decision, ``wizard_env.training.samples``): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
    the decisions every legal action is tried on copies of the deal and the round is played out by the current
-   agent (``wizard_env.training.rollout_values``): each action's round score in that deal. ``--workers`` processes
+   agent (``wizard_env.training.rollout_values``): each action's round score in that deal. With ``--targets search``
+   the values come from search instead: each action's mean round score over ``--search-samples`` deals redrawn from
+   what the acting player sees (``engine.determinize``), each played out by the current agent: what ``pimc``
+   chooses by, so each iteration distils search on top of the previous agent into the next (expert iteration). Settings
+   and their checks: ``wizard_env.training.values_config``. ``--workers`` processes
    (``wizard_env.util.workers``: Ctrl-C stops them within seconds, one stopped mid-chunk writes nothing, and they die
    with the run). A chunk is read whole and checked, so a damaged one is named with its remedy: delete it.
 2. **Fit** (``wizard_env.training.rollout_values.fit``): a network from the observation and RuleAgent's choice to
@@ -26,20 +30,15 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from wizard_env.agents.checkpoint import check_hidden
 from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, phase_bonus, save_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.actions import NUM_ACTIONS
-from wizard_env.util import options
-from wizard_env.util.checks import short_repr
 from wizard_env.util.files import remove_temps
 from wizard_env.util.workers import Workers
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
@@ -47,80 +46,10 @@ from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
 from . import train_report
-from .common import check_ranges, rules_json, run_lock
-from .ray_collect import RayWorkers, most_decisions, require_ray
+from .common import rules_json, run_lock
+from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
-
-
-@dataclass
-class ValuesConfig:
-    """Everything that defines a run (saved as config.json and inside every checkpoint)."""
-
-    learn: str = "both"  #: phases the network decides: both, bid (trump and bids) or play
-    mix: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  #: player counts of the games (one network)
-    iterations: int = 1  #: policy-improvement steps (each: data, fit, evaluation)
-    samples: int = 300_000  #: decisions with rollout values per iteration
-    games: int = 192  #: games per data chunk (one player count each, in turn)
-    share: float = 0.25  #: share of the decisions with a choice that get rollout values
-    workers: int = 2  #: processes collecting data
-    margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
-    play_margin: float | None = None  #: the margin of card play alone (default: --margin)
-    hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network
-    features: bool = False  #: the network also reads RuleAgent's numbers for every action (its chances of a card holding the trick, of a bid being met)
-    data: str = "last"  #: what an iteration fits: its own data (last) or the data of every iteration so far (all)
-    epochs: int = 4  #: passes over the data of a fit
-    learning_rate: float = 1e-3  #: Adam's step size, decayed linearly to 5% over the fit
-    batch_size: int = 512  #: decisions per gradient step
-    seed: int = 0  #: seeds the games, the agents and torch
-    eval_deals: int = 200  #: duplicate deals per evaluation (each played in every seat rotation)
-    torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran 7x slower)
-    backend: str = "local"  #: where the data chunks are collected: local (worker processes) or ray (Ray tasks)
-    address: str = ""  #: with --backend ray: the Ray cluster to join (HOST:PORT or auto; default: a local Ray instance)
-
-
-#: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
-RANGES: dict[str, tuple[float | None, float | None]] = {
-    "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
-    "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
-    "torch_threads": (1, 256),
-}
-ABOVE_ZERO = ("share", "learning_rate")
-#: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
-#: does), which measured better than ``last`` in self-play: see the model card.
-DATA = ("last", "all")
-#: What ``--backend`` may be: the same chunks either way (``wizard_env.training.ray_collect``).
-BACKENDS = ("local", "ray")
-#: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
-#: records the settings it was made with.
-RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
-#: Settings added after runs were saved without them, and the value such a run had.
-LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": ""}
-
-
-def check_config(cfg: ValuesConfig) -> None:
-    """ValueError naming the first impossible setting (as its option) or one that would not fit in memory."""
-    if cfg.learn not in LEARNED_PHASES:
-        raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
-    if cfg.data not in DATA:
-        raise ValueError(f"--data must be one of {', '.join(DATA)}, not {cfg.data!r}")
-    if cfg.backend not in BACKENDS:
-        raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, not {short_repr(cfg.backend)}")
-    if cfg.address and cfg.backend != "ray":
-        raise ValueError("--address applies to --backend ray only")
-    check_ranges(cfg, RANGES, ABOVE_ZERO)
-    if cfg.play_margin is not None:
-        check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())
-    if not cfg.hidden or any(h < 1 for h in cfg.hidden):
-        raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
-    check_hidden(cfg.hidden, rv.input_width(cfg.features), name="--hidden")  # the checkpoint's limits, before any work
-    options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
-    options.check_memory("--games", cfg.games * cfg.workers, options.GAME_BYTES * 8)  # with the rollouts' copies
-    if cfg.backend == "ray":
-        require_ray()  # MissingExtra naming the rllib extra, before anything is written
-
-
-#: Memory of one decision held for the fit: twice the most its compact form takes, for the minibatches and the chunk read.
-SAMPLE_BYTES = 2 * rv.DECISION_BYTES
+from .values_config import LATER_DEFAULTS, RESUME_MAY_CHANGE, SAMPLE_BYTES, ValuesConfig, check_config, read_run_config
 
 
 def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
@@ -149,7 +78,7 @@ def _collect_chunk(task: tuple) -> tuple[str, int]:
 def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None) -> rv.ValueSamples:
     """Worker: the decisions of one data chunk, not written (a Ray task returns them to the driver). ``agent``: the
     (config, weights) of the task's checkpoint, already read (a cluster's machines need not see the driver's files)."""
-    path, rules, games, seed, phases, share, checkpoint, torch_threads = task
+    path, rules, games, seed, phases, share, checkpoint, torch_threads, search_samples = task
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(torch_threads, user_api="blas")
@@ -157,7 +86,8 @@ def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None) -> rv.Va
     if checkpoint:
         config, weights = agent if agent is not None else load_checkpoint(checkpoint)
         behaviour = PPOAgent(config, weights, seed=np.random.default_rng([seed, 3]), source=checkpoint)
-    return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour)
+    return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour,
+                             search_samples=search_samples)
 
 
 #: How to recover from a damaged data chunk: chunk N of an iteration is a function of the run's seed and the agent
@@ -171,45 +101,6 @@ def chunk_samples(path: Path) -> int:
         return len(rv.read_chunk(path).advice)
     except ValueError as e:
         raise ValueError(f"{e}; {CHUNK_RECOVERY}") from None
-
-
-def _fits(value: object, default: object) -> bool:
-    """Whether a config.json value is of the kind of a setting with this default."""
-    number = not isinstance(value, bool) and isinstance(value, (int, float))
-    if default is None or isinstance(default, float) and not isinstance(default, bool):
-        return number or default is None and value is None
-    if isinstance(default, bool):
-        return isinstance(value, bool)
-    if isinstance(default, int):
-        return type(value) is int
-    if isinstance(default, list):
-        return isinstance(value, list) and all(type(v) is int for v in value)
-    return isinstance(value, type(default))
-
-
-def read_run_config(path: Path) -> dict:
-    """A run's config.json, checked against what ``run_training`` writes; ValueError naming it, what is wrong and
-    how to recover."""
-    recovery = "repair it, or delete it and pass --resume with the run's options (they are then taken as the run's)"
-    try:
-        config = json.loads(path.read_bytes())
-    except OSError as e:
-        raise ValueError(f"--resume: cannot read {path} ({e.strerror or e})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise ValueError(f"--resume: {path} is not valid JSON ({str(e)[:100]}): {recovery}") from None
-    problem = None
-    if not isinstance(config, dict) or not isinstance(config.get("train"), dict) or not isinstance(config.get("rules"), dict):
-        what = type(config).__name__ if not isinstance(config, dict) else next(k for k in ("train", "rules") if not isinstance(config.get(k), dict))
-        problem = (f"it holds a JSON {what}, not an object" if not isinstance(config, dict) else
-                   f"it has no '{what}' object" if what not in config else f"its '{what}' is not an object")
-    else:
-        defaults = dataclasses.asdict(ValuesConfig())
-        wrong = next((k for k, v in config["train"].items() if k in defaults and not _fits(v, defaults[k])), None)
-        if wrong is not None:
-            problem = f"'train.{wrong}' is {short_repr(config['train'][wrong])}, not a value of --{wrong.replace('_', '-')}"
-    if problem:
-        raise ValueError(f"--resume: {path} is damaged ({problem}): {recovery}")
-    return config
 
 
 class ValuesTrainer:
@@ -242,7 +133,8 @@ class ValuesTrainer:
         def task(i: int) -> tuple:
             rules = self.mix[i % len(self.mix)]
             seed = int(np.random.default_rng([cfg.seed, iteration, i]).integers(2**62))
-            return (str(path(i)), rules_json(rules), cfg.games, seed, phases, cfg.share, checkpoint, cfg.torch_threads)
+            search = cfg.search_samples if cfg.targets == "search" else 0  # 0: rollout values in the true deal
+            return (str(path(i)), rules_json(rules), cfg.games, seed, phases, cfg.share, checkpoint, cfg.torch_threads, search)
 
         sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
 
@@ -382,7 +274,8 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
         now = {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
         changed = [k for k in now["train"] if k not in RESUME_MAY_CHANGE and before["train"].get(k, LATER_DEFAULTS.get(k)) != now["train"][k]]
         if before.get("rules") != now["rules"] or changed:
-            what = f"--{changed[0].replace('_', '-')} {before['train'].get(changed[0])!r}" if changed else f"rules {before.get('rules')}"
+            was = before["train"].get(changed[0], LATER_DEFAULTS.get(changed[0])) if changed else None
+            what = f"--{changed[0].replace('_', '-')} {was!r}" if changed else f"rules {before.get('rules')}"
             may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
             raise ValueError(f"--resume: {out} was started with {what}; pass the run's options (only {may} may change)")
     elif resume and not (out / "data").is_dir():

@@ -3,9 +3,11 @@
     wizard train-values --out runs/values --seed 0       # the default run: 3-6 players, about 15 minutes
     wizard train-values --out runs/values --resume       # continue: finished data chunks and iterations are kept
     wizard train-values --out runs/values --backend ray --address auto --workers 32   # collect on a Ray cluster
+    wizard train-values --out runs/search --targets search --search-samples 8        # values from search (expert iteration)
 
 Each iteration plays games, tries every legal action of a share of the decisions on copies of the deal, fits a
-network to those values and evaluates the new agent against RuleAgent (``wizard_env.training.train_values``
+network to those values (``--targets search``: each action's mean over deals redrawn from what the player sees, as
+``pimc`` searches) and evaluates the new agent against RuleAgent (``wizard_env.training.train_values``
 describes the run and what ``--out`` holds). The last agent is ``--out/checkpoints/latest.npz``, which
 ``wizard eval --agents ppo:PATH`` plays (or ``ppo:OUT``, the run folder). Needs the train extras; ``--backend ray``
 (``wizard_env.training.ray_collect``: the same data as the local worker processes) needs the rllib extra too.
@@ -18,16 +20,18 @@ import dataclasses
 
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import parse_rounds
-from wizard_env.training.train_values import BACKENDS, DATA, ValuesConfig, check_config, run_training
+from wizard_env.training.train_values import run_training
+from wizard_env.training.values_config import BACKENDS, DATA, TARGETS, ValuesConfig, check_config
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
 from .common import add_number_options, field_docs, make_rules, parse_mix, require_packages
 
-HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal)"
+HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal, or of deals redrawn: search)"
 DESCRIPTION = (
     "Iterations of: play games, try every legal action of sampled decisions on copies of the deal with the round "
-    "played out, fit a network to those values, evaluate against RuleAgent. Writes data chunks, checkpoints, "
+    "played out (--targets search: on --search-samples deals redrawn from what the player sees, the values averaged), "
+    "fit a network to those values, evaluate against RuleAgent. Writes data chunks, checkpoints, "
     "config.json and a learning curve (curve.csv, curve.png) into --out."
 )
 
@@ -40,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
-                                         "eval_deals", "torch_threads"), ("share", "margin", "learning_rate"))
+                                         "eval_deals", "torch_threads", "search_samples"), ("share", "margin", "learning_rate"))
+    parser.add_argument("--targets", choices=TARGETS, default=d.targets, help=f"{docs['targets']} (default {d.targets})")
     parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
                         help=f"{docs['play_margin']}")
     parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")

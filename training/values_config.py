@@ -1,0 +1,146 @@
+"""The settings of ``wizard train-values`` (``ValuesConfig``), their checks, and a saved run's settings read back
+(``wizard_env.training.train_values`` runs them).
+
+A run saves its settings as config.json and inside every checkpoint. ``check_config`` names the first impossible
+setting (as its option) before anything is written, ``read_run_config`` reads config.json back for ``--resume``,
+``RESUME_MAY_CHANGE`` lists what a resume may change and ``LATER_DEFAULTS`` gives the settings added since a run
+was saved the value such a run had, so runs saved before them keep resuming and loading.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wizard_env.agents.checkpoint import check_hidden
+from wizard_env.agents.ppo_agent import LEARNED_PHASES
+from wizard_env.util import options
+from wizard_env.util.checks import short_repr
+
+from . import rollout_values as rv
+from .common import check_ranges
+from .ray_collect import require_ray
+
+
+@dataclass
+class ValuesConfig:
+    """Everything that defines a run (saved as config.json and inside every checkpoint)."""
+
+    learn: str = "both"  #: phases the network decides: both, bid (trump and bids) or play
+    mix: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  #: player counts of the games (one network)
+    iterations: int = 1  #: policy-improvement steps (each: data, fit, evaluation)
+    samples: int = 300_000  #: decisions with action values per iteration
+    games: int = 192  #: games per data chunk (one player count each, in turn)
+    share: float = 0.25  #: share of the decisions with a choice that get action values
+    targets: str = "rollout"  #: the action values: rollout (each action's round score in the true deal, played out once by the current agent) or search (its mean over --search-samples deals redrawn from what the player sees)
+    search_samples: int = 8  #: with --targets search: deals redrawn per decision, each action played out in every one
+    workers: int = 2  #: processes collecting data
+    margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
+    play_margin: float | None = None  #: the margin of card play alone (default: --margin)
+    hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network
+    features: bool = False  #: the network also reads RuleAgent's numbers for every action (its chances of a card holding the trick, of a bid being met)
+    data: str = "last"  #: what an iteration fits: its own data (last) or the data of every iteration so far (all)
+    epochs: int = 4  #: passes over the data of a fit
+    learning_rate: float = 1e-3  #: Adam's step size, decayed linearly to 5% over the fit
+    batch_size: int = 512  #: decisions per gradient step
+    seed: int = 0  #: seeds the games, the agents and torch
+    eval_deals: int = 200  #: duplicate deals per evaluation (each played in every seat rotation)
+    torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran 7x slower)
+    backend: str = "local"  #: where the data chunks are collected: local (worker processes) or ray (Ray tasks)
+    address: str = ""  #: with --backend ray: the Ray cluster to join (HOST:PORT or auto; default: a local Ray instance)
+
+
+#: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
+    "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
+    "torch_threads": (1, 256), "search_samples": (1, None),
+}
+ABOVE_ZERO = ("share", "learning_rate")
+#: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
+#: does), which measured better than ``last`` in self-play: see the model card.
+DATA = ("last", "all")
+#: What ``--backend`` may be: the same chunks either way (``wizard_env.training.ray_collect``).
+BACKENDS = ("local", "ray")
+#: What ``--targets`` may be: values of one continuation in the true deal (rollout), or the mean over deals the
+#: player may believe (search, ``agents.rollouts.search_values``: what ``pimc`` chooses by).
+TARGETS = ("rollout", "search")
+#: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
+#: records the settings it was made with.
+RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
+#: Settings added after runs were saved without them, and the value such a run had.
+LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
+                  "search_samples": 8}
+
+
+def check_config(cfg: ValuesConfig) -> None:
+    """ValueError naming the first impossible setting (as its option) or one that would not fit in memory."""
+    if cfg.learn not in LEARNED_PHASES:
+        raise ValueError(f"--learn must be one of {', '.join(LEARNED_PHASES)}, not {cfg.learn!r}")
+    if cfg.data not in DATA:
+        raise ValueError(f"--data must be one of {', '.join(DATA)}, not {cfg.data!r}")
+    if cfg.backend not in BACKENDS:
+        raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, not {short_repr(cfg.backend)}")
+    if cfg.address and cfg.backend != "ray":
+        raise ValueError("--address applies to --backend ray only")
+    if cfg.targets not in TARGETS:
+        raise ValueError(f"--targets must be one of {', '.join(TARGETS)}, not {short_repr(cfg.targets)}")
+    if cfg.targets != "search" and cfg.search_samples != ValuesConfig.search_samples:
+        raise ValueError("--search-samples applies to --targets search only")
+    check_ranges(cfg, RANGES, ABOVE_ZERO)
+    if cfg.play_margin is not None:
+        check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())
+    if not cfg.hidden or any(h < 1 for h in cfg.hidden):
+        raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
+    check_hidden(cfg.hidden, rv.input_width(cfg.features), name="--hidden")  # the checkpoint's limits, before any work
+    options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
+    options.check_memory("--games", cfg.games * cfg.workers, options.GAME_BYTES * 8)  # with the rollouts' copies
+    if cfg.targets == "search":  # the copies again in every redrawn deal
+        options.check_memory("--search-samples", cfg.search_samples, options.GAME_BYTES * 8 * cfg.games * cfg.workers)
+    if cfg.backend == "ray":
+        require_ray()  # MissingExtra naming the rllib extra, before anything is written
+
+
+#: Memory of one decision held for the fit: twice the most its compact form takes, for the minibatches and the chunk read.
+SAMPLE_BYTES = 2 * rv.DECISION_BYTES
+
+
+def _fits(value: object, default: object) -> bool:
+    """Whether a config.json value is of the kind of a setting with this default."""
+    number = not isinstance(value, bool) and isinstance(value, (int, float))
+    if default is None or isinstance(default, float) and not isinstance(default, bool):
+        return number or default is None and value is None
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int):
+        return type(value) is int
+    if isinstance(default, list):
+        return isinstance(value, list) and all(type(v) is int for v in value)
+    return isinstance(value, type(default))
+
+
+def read_run_config(path: Path) -> dict:
+    """A run's config.json, checked against what ``run_training`` writes; ValueError naming it, what is wrong and
+    how to recover."""
+    recovery = "repair it, or delete it and pass --resume with the run's options (they are then taken as the run's)"
+    try:
+        config = json.loads(path.read_bytes())
+    except OSError as e:
+        raise ValueError(f"--resume: cannot read {path} ({e.strerror or e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ValueError(f"--resume: {path} is not valid JSON ({str(e)[:100]}): {recovery}") from None
+    problem = None
+    if not isinstance(config, dict) or not isinstance(config.get("train"), dict) or not isinstance(config.get("rules"), dict):
+        what = type(config).__name__ if not isinstance(config, dict) else next(k for k in ("train", "rules") if not isinstance(config.get(k), dict))
+        problem = (f"it holds a JSON {what}, not an object" if not isinstance(config, dict) else
+                   f"it has no '{what}' object" if what not in config else f"its '{what}' is not an object")
+    else:
+        defaults = dataclasses.asdict(ValuesConfig())
+        wrong = next((k for k, v in config["train"].items() if k in defaults and not _fits(v, defaults[k])), None)
+        if wrong is not None:
+            problem = f"'train.{wrong}' is {short_repr(config['train'][wrong])}, not a value of --{wrong.replace('_', '-')}"
+    if problem:
+        raise ValueError(f"--resume: {path} is damaged ({problem}): {recovery}")
+    return config
