@@ -289,5 +289,5 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
         train_report.write_json(saved, {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
         trainer = ValuesTrainer(cfg, rules, out, quiet, log, rounds)
         trainer.run()
-        train_report.plot(trainer.curve.path, out / "curve.png", "decisions with rollout values")
+        train_report.plot(trainer.curve.path, out / "curve.png", "decisions with action values")
     return trainer
