@@ -41,7 +41,7 @@ from wizard_env.util.checks import short_repr
 from wizard_env.util.files import not_a_file, write_atomic
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
-from wizard_env.engine.rules import MIN_PLAYERS
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from .base import Agent, check_batch
 from .checkpoint import check_checkpoint, read_archive, trained_players
@@ -55,6 +55,7 @@ LEARNED_PHASES: dict[str, tuple[int, ...]] = {
     "bid": (int(Phase.TRUMP), int(Phase.BID)),
     "play": (int(Phase.PLAY),),
 }
+_NO_CHOICE = np.zeros(0, dtype=np.int64)  # ``first_layer``'s choice of a policy without advice
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
 _PRETRAINED = Path(__file__).resolve().parent / "pretrained"
 #: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md), used by the spec ``ppo`` without a path.
@@ -188,6 +189,8 @@ class PPOAgent(Agent):
         try:
             check_checkpoint(config, weights)
             self.players = trained_players(config)
+            #: By player count: whether the policy was trained for it (all when ``players`` is None).
+            self.trained_for = np.isin(np.arange(MAX_PLAYERS + 1), self.players if self.players is not None else [])
         except ValueError as e:
             raise ValueError(f"checkpoint {source}: {e}") from None
         self.config, self.source = dict(config), source
@@ -200,7 +203,7 @@ class PPOAgent(Agent):
         self.phase_bonus = phase_bonus(config.get("advice_bonus", 0.0), self.advice, source)
         width = (OBS_SIZE if self.columns is None else len(self.columns)) + NUM_ACTIONS * (self.advice + FEATURES * self.features)
         self.layers = actor_layers(config, weights, source, width)
-        self.first_layer = (np.ascontiguousarray(self.layers[0][0].T), self.layers[0][1])  # for ``sparse_layer``
+        self.first_layer = (np.ascontiguousarray(self.layers[0][0].T), self.layers[0][1])  # for ``first_layer``
         self.activation = ACTIVATIONS[activation]
         self.learned = np.zeros(len(Phase), dtype=bool)
         self.learned[list(LEARNED_PHASES[learn])] = True
@@ -219,35 +222,30 @@ class PPOAgent(Agent):
     def logits(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """The policy's unmasked logits [k, NUM_ACTIONS] for observations [k, OBS_SIZE] (``masks``: needed with advice)."""
         x = np.asarray(observations, dtype=np.float32)
-        bonus = self.phase_bonus[x[:, SLICES["phase"]].argmax(axis=1)][:, None] if self.phase_bonus.any() else None
-        extra = []  # the inputs after the observation: RuleAgent's choice, then its numbers by action
+        choice, numbers = _NO_CHOICE, np.zeros((len(x), 0), dtype=np.float32)  # the inputs after the observation
         if self.advice or self.features:
             if masks is None:
                 raise ValueError("this policy takes RuleAgent's advice, which needs the action masks")
-            if self.advice:  # RuleAgent's choice and its numbers, from one pass over the rows
+            if self.advice:  # RuleAgent's choice and its numbers by action, from one pass over the rows
                 choice, numbers = self.rule.act_with_numbers(x, masks, self.features)
-                hint = one_hot(choice)
-                extra.append(hint)
             else:
                 numbers = action_features(x, masks)
-            if self.features:
-                extra.append(numbers)
+        bonus = self.phase_bonus[x[:, SLICES["phase"]].argmax(axis=1)] if self.phase_bonus.any() else None
         if self.columns is not None:
             x = x[:, self.columns]
-        if extra:
-            x = np.concatenate([x, *extra], axis=1)
-        # The first layer reads the nonzero inputs of each row only (about 100 of 1,781: one-hots and counts).
-        logits = sparse_layer(x, *self.first_layer)
+        logits = first_layer(np.ascontiguousarray(x), choice, numbers, *self.first_layer)
         for w, b in self.layers[1:]:
             logits = self.activation(logits) @ w.T + b
-        return logits if bonus is None else logits + bonus * hint
+        if bonus is not None:
+            logits[np.arange(len(logits)), choice] += bonus
+        return logits
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The best legal action by the policy in learned phases, RuleAgent's elsewhere (the only one where there is one)."""
         observations, masks = check_batch(observations, action_masks)
         if self.players is not None:
             counts = observations[:, SLICES["num_players"]].argmax(axis=1) + MIN_PLAYERS
-            if not np.isin(counts, self.players).all():
+            if not self.trained_for[counts].all():
                 raise ValueError(f"checkpoint {self.source} was trained for {'/'.join(map(str, self.players))} players, "
                                  f"not the {int(counts[~np.isin(counts, self.players)][0])} of this game")
         phase = observations[:, SLICES["phase"]].argmax(axis=1)
@@ -264,15 +262,43 @@ class PPOAgent(Agent):
 
 
 @numba.njit(cache=True)
-def sparse_layer(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """``x @ weight + bias`` (float32) for rows ``x`` [k, n] that are mostly zeros, by each row's nonzero columns;
-    ``weight`` [n, m] (a layer's weights transposed, each input's weights contiguous)."""
-    out = np.empty((x.shape[0], weight.shape[1]), dtype=np.float32)
-    for row in range(x.shape[0]):
-        out[row] = bias
-        for j in range(x.shape[1]):
-            value = x[row, j]
-            if value != 0:
-                for c in range(weight.shape[1]):
-                    out[row, c] += value * weight[j, c]
+def first_layer(observations: np.ndarray, choice: np.ndarray, numbers: np.ndarray, weight: np.ndarray,
+                bias: np.ndarray) -> np.ndarray:
+    """The first layer's outputs before the activation (float32 [k, m]) for inputs that are each row's observation
+    [k, n], then, where ``choice`` [k] is not empty, RuleAgent's choice as a one-hot over the actions, then its
+    ``numbers`` [k, f]: ``bias`` plus the rows of ``weight`` [inputs, m] (the layer's weights transposed) of each
+    row's nonzero inputs, times the input. A row's inputs are nearly all zeros (about 100 of 1,781 are not), so
+    this reads a few percent of the weights that a matrix product would."""
+    k, n = observations.shape
+    f, m = numbers.shape[1], weight.shape[1]
+    advice = len(choice) > 0
+    after = n + NUM_ACTIONS * advice  # where the numbers' weights start
+    index, value = np.empty(n + 1 + f, dtype=np.int64), np.empty(n + 1 + f, dtype=np.float32)
+    out = np.empty((k, m), dtype=np.float32)
+    for row in range(k):
+        nonzero = 0
+        for j in range(n):
+            if observations[row, j] != 0:
+                index[nonzero], value[nonzero] = j, observations[row, j]
+                nonzero += 1
+        if advice:
+            index[nonzero], value[nonzero] = n + choice[row], 1.0
+            nonzero += 1
+        for j in range(f):
+            if numbers[row, j] != 0:
+                index[nonzero], value[nonzero] = after + j, numbers[row, j]
+                nonzero += 1
+        acc = out[row]
+        acc[:] = bias
+        t = 0
+        while t + 4 <= nonzero:  # four inputs a pass over the outputs: a quarter of the loads and stores of acc
+            w0, w1, w2, w3 = weight[index[t]], weight[index[t + 1]], weight[index[t + 2]], weight[index[t + 3]]
+            v0, v1, v2, v3 = value[t], value[t + 1], value[t + 2], value[t + 3]
+            for c in range(m):
+                acc[c] += v0 * w0[c] + v1 * w1[c] + v2 * w2[c] + v3 * w3[c]
+            t += 4
+        for t in range(t, nonzero):
+            w0, v0 = weight[index[t]], value[t]
+            for c in range(m):
+                acc[c] += v0 * w0[c]
     return out
