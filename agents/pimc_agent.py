@@ -14,7 +14,12 @@ agent reads the batch only through ``determinize`` and the acting seats' legal m
 does is a function of the acting seat's observation and its own random draws. ``act_batch`` alone
 (observations and masks) is not enough to search and raises a ValueError.
 
-Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=8:rollout=ppo``.
+With ``infer="bids"`` (``pimc:infer=bids``) the samples are not uniform: ``oversample`` times as many
+worlds are drawn and ``samples`` of them kept, drawn by how likely the bids the acting seat sees are
+in each (``agents.inference``: RuleAgent's bid model at ``temperature``). Without it the agent is the
+uniform one, draw for draw.
+
+Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=8:rollout=ppo``, ``pimc:samples=16:infer=bids:over=4:temp=10``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import numpy as np
 from wizard_env.engine.batch import WizardBatch
 
 from .base import Agent
+from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, BidInference
 from .ppo_agent import PRETRAINED, PPOAgent
 from .rollouts import search_values
 from .rule_agent import RuleAgent
@@ -36,19 +42,32 @@ MAX_ROLLOUTS = 8192
 
 
 def parse_options(arg: str | None) -> dict:
-    """Keyword arguments of ``PIMCAgent`` from a spec's options, ``samples=N:rollout=rule|ppo``; ValueError naming a bad one."""
+    """Keyword arguments of ``PIMCAgent`` from a spec's options, ``samples=N:rollout=rule|ppo:infer=bids:over=K:temp=T``;
+    ValueError naming a bad one."""
     options: dict = {}
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
-        if key == "samples" and sep:
-            if not value.strip().isdigit():
-                raise ValueError(f"agent spec 'pimc:{arg}': samples must be a positive integer, not {value!r}")
-            options["samples"] = int(value)
+        if key in ("samples", "over") and sep:
+            if not value.strip().isdigit() or int(value) < 1:
+                raise ValueError(f"agent spec 'pimc:{arg}': {key} must be a positive integer, not {value!r}")
+            options["samples" if key == "samples" else "oversample"] = int(value)
         elif key == "rollout" and sep:
             options["rollout"] = value
+        elif key == "infer" and sep:
+            options["infer"] = value
+        elif key == "temp" and sep:
+            try:
+                temperature = float(value)
+            except ValueError:
+                temperature = np.nan
+            if not 0 < temperature < np.inf:
+                raise ValueError(f"agent spec 'pimc:{arg}': temp must be a positive number, not {value!r}")
+            options["temperature"] = temperature
         else:
-            raise ValueError(f"agent spec 'pimc:{arg}': unknown option {part!r} "
-                             f"(options: samples=N, rollout={'|'.join(ROLLOUTS)})")
+            raise ValueError(f"agent spec 'pimc:{arg}': unknown option {part!r} (options: samples=N, "
+                             f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, over=K, temp=T)")
+    if ("oversample" in options or "temperature" in options) and "infer" not in options:
+        raise ValueError(f"agent spec 'pimc:{arg}': over= and temp= tune inference: add infer={'|'.join(INFERENCES)}")
     return options
 
 
@@ -58,13 +77,24 @@ class PIMCAgent(Agent):
     name = "pimc"
 
     def __init__(self, samples: int = DEFAULT_SAMPLES, rollout: str = "rule",
-                 seed: int | np.random.Generator | None = None):
+                 seed: int | np.random.Generator | None = None, infer: str | None = None,
+                 oversample: int = DEFAULT_OVERSAMPLE, temperature: float = DEFAULT_TEMPERATURE):
         if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, (int, np.integer)) or samples < 1:
             raise ValueError(f"pimc: samples must be a positive integer, not {samples!r}")
         if samples > MAX_ROLLOUTS:
             raise ValueError(f"pimc: samples must be at most {MAX_ROLLOUTS}, not {samples}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"pimc: unknown rollout policy {rollout!r} (expected {' or '.join(ROLLOUTS)})")
+        if infer is not None and infer not in INFERENCES:
+            raise ValueError(f"pimc: unknown inference {infer!r} (expected {' or '.join(INFERENCES)})")
+        try:  # checks both, with or without ``infer``
+            inference = BidInference(oversample, temperature)
+        except ValueError as error:
+            raise ValueError(f"pimc: {error}") from None
+        if infer is not None and samples * oversample > MAX_ROLLOUTS:
+            raise ValueError(f"pimc: samples x oversample must be at most {MAX_ROLLOUTS}, not {samples * oversample}")
+        #: The inference of the determinizations, or None for uniform ones.
+        self.inference = inference if infer is not None else None
         self.samples = int(samples)
         self.rollout = rollout
         self.rng = np.random.default_rng(seed)
@@ -72,6 +102,11 @@ class PIMCAgent(Agent):
         self.policy = RuleAgent(seed=policy_seed) if rollout == "rule" else PPOAgent.load(PRETRAINED, seed=policy_seed)
         #: Decisions made with a search (more than one legal action), for measuring time per decision.
         self.searched = 0
+
+    @property
+    def _worlds(self) -> int:
+        """Determinizations drawn per decision."""
+        return self.samples * (self.inference.oversample if self.inference is not None else 1)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Not enough to search: PIMC needs the games (``act_games``)."""
@@ -89,7 +124,7 @@ class PIMCAgent(Agent):
         rows = np.flatnonzero(legal > 1)
         start = 0
         while start < rows.size:  # chunks of at most MAX_ROLLOUTS copies (at least one game)
-            cost = np.cumsum(legal[rows[start:]] * self.samples)
+            cost = np.cumsum(np.maximum(legal[rows[start:]] * self.samples, self._worlds))
             stop = start + max(1, int(np.searchsorted(cost, MAX_ROLLOUTS, side="right")))
             chunk = rows[start:stop]
             actions[chunk] = self._search(batch, games[chunk], masks[chunk])
@@ -99,5 +134,5 @@ class PIMCAgent(Agent):
 
     def _search(self, batch: WizardBatch, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The best action of each game: mean round score of its acting seat over the samples, per legal action."""
-        mean = search_values(batch, games, self.policy, self.rng, self.samples)
+        mean = search_values(batch, games, self.policy, self.rng, self.samples, self.inference)
         return np.where(masks != 0, mean, -np.inf).argmax(axis=1)  # ties: the lowest action id

@@ -9,6 +9,8 @@ network to them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from wizard_env.engine.actions import NUM_ACTIONS, IllegalActionError
@@ -16,6 +18,9 @@ from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.determinize import determinize
 
 from .base import Agent
+
+if TYPE_CHECKING:
+    from .inference import BidInference
 
 
 def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.ndarray:
@@ -43,11 +48,24 @@ def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.
     return values
 
 
-def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np.random.Generator, samples: int) -> np.ndarray:
+def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np.random.Generator, samples: int,
+                  inference: BidInference | None = None) -> np.ndarray:
     """float64 [k, NUM_ACTIONS]: each legal action's mean round score for the acting seat of each of ``games`` over
     ``samples`` determinizations of what that seat sees (``determinize``: never the hidden cards themselves), each
-    played out by ``rollout``; NaN for illegal actions."""
+    played out by ``rollout``; NaN for illegal actions.
+
+    ``inference``: draw ``samples * inference.oversample`` worlds and keep ``samples`` of them, drawn by the
+    likelihood of the bids seen (``agents.inference``); a world kept twice counts twice in the mean.
+    """
     seats = batch.current[games].astype(np.int64)
-    worlds = determinize(batch, games, seats, rng, samples)  # game i's samples: rows i*s .. i*s + s - 1
-    values = rollout_values(worlds, worlds.all_games, rollout).reshape(len(games), samples, NUM_ACTIONS)
-    return values.astype(np.float64).mean(axis=1)  # a sample's legal actions are the game's: NaN elsewhere
+    if inference is None:
+        worlds = determinize(batch, games, seats, rng, samples)  # game i's samples: rows i*s .. i*s + s - 1
+        values = rollout_values(worlds, worlds.all_games, rollout).reshape(len(games), samples, NUM_ACTIONS)
+        return values.astype(np.float64).mean(axis=1)  # a sample's legal actions are the game's: NaN elsewhere
+    group = samples * inference.oversample
+    worlds = determinize(batch, games, seats, rng, group)
+    rows, weights = inference.select(worlds, seats, samples, rng)
+    values = rollout_values(worlds, rows, rollout).astype(np.float64) * weights[:, None]
+    mean = np.zeros((len(games), NUM_ACTIONS))
+    np.add.at(mean, rows // group, values)  # NaN for the illegal actions, as every world of a game has them
+    return mean

@@ -1,0 +1,102 @@
+"""What inference adds to search on its own: ``pimc`` with inference against uniform ``pimc`` at the same samples.
+
+Usage::
+
+    python benchmarks/inference_vs_uniform.py --deals 40 --seed 0
+    python benchmarks/inference_vs_uniform.py --deals 20 --options infer=bids:over=8:temp=5 --rounds 5
+
+Duplicate deals of 4 players (the deals of ``wizard eval --seed S``, each in every rotation of the seats) at
+two tables: one ``pimc:samples=N:OPTIONS`` against three ``pimc:samples=N``, and three against one. The
+margin of a deal is the inference agent's mean score per game minus the uniform agent's at that table;
+the script prints it for each table and for both together (the mean of the two tables' margins per deal),
+with a 95% interval over deals, after every chunk of deals and at the end, and the seconds per searched
+decision of each agent (``act_games`` calls timed, games in lockstep as ``wizard eval`` plays them).
+It is slow: every seat searches (about 0.02 s a decision; a standard game has 540 decisions a seat table).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from wizard_env.agents.pimc_agent import PIMCAgent
+from wizard_env.agents.registry import make_agent
+from wizard_env.engine.rules import Rules
+from wizard_env.engine.simulate import derive_seeds
+from wizard_env.training.evaluate import mean_ci, play_games, seatings
+from wizard_env.util.stopwatch import Stopwatch
+
+PLAYERS = 4
+
+
+class Timed:
+    """Seconds spent in an agent's ``act_games`` and the decisions it searched."""
+
+    def __init__(self, agent: PIMCAgent):
+        self.agent, self.seconds = agent, 0.0
+        search = agent.act_games
+
+        def timed(batch, games):
+            with Stopwatch() as watch:
+                actions = search(batch, games)
+            self.seconds += watch.seconds
+            return actions
+
+        agent.act_games = timed
+
+    def per_decision(self) -> float:
+        """Mean seconds per searched decision so far."""
+        return self.seconds / max(1, self.agent.searched)
+
+
+def deal_scores(rules: Rules, entries: list, seeds: list[int]) -> np.ndarray:
+    """[deals, entries]: each entry's mean final score over the rotations of each deal."""
+    orders = seatings(PLAYERS)
+    tables = [[entries[e] for e in order] for _ in seeds for order in orders]
+    records = play_games(rules, tables, [s for s in seeds for _ in orders])
+    totals = records.totals.reshape(len(seeds), len(orders), PLAYERS)  # [deal, order, seat]
+    seat_of = np.argsort(np.asarray(orders), axis=1)  # [order, entry] -> seat
+    return np.stack([totals[:, o, seat_of[o]] for o in range(len(orders))], axis=1).mean(axis=1)
+
+
+def line(name: str, values: np.ndarray) -> str:
+    """A margin with its 95% interval."""
+    mean, ci = mean_ci(values)
+    return f"{name}: {mean:+.1f} ± {ci if ci is not None else float('nan'):.1f} over {len(values)} deals"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Play the two tables chunk by chunk, printing the margins so far after each chunk."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=40)
+    parser.add_argument("--chunk", type=int, default=4, help="deals played in lockstep between reports")
+    parser.add_argument("--samples", type=int, default=16)
+    parser.add_argument("--options", default="infer=bids", help="the inference agent's options after samples=N")
+    parser.add_argument("--rounds", default="standard")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rules = Rules.make(PLAYERS, int(args.rounds) if args.rounds.isdigit() else args.rounds)
+    infer_spec, uniform_spec = f"pimc:samples={args.samples}:{args.options}", f"pimc:samples={args.samples}"
+    deal_seeds, agent_seeds = derive_seeds(args.seed, args.deals, PLAYERS)
+    infer, uniform = (Timed(make_agent(spec, seed)) for spec, seed in ((infer_spec, agent_seeds[0]), (uniform_spec, agent_seeds[1])))
+    print(f"{infer_spec} vs {uniform_spec}: {args.deals} deals x {PLAYERS} rotations at two tables, "
+          f"{rules.num_rounds} rounds, seed {args.seed}", flush=True)
+    one, three = [], []
+    with Stopwatch() as watch:
+        for start in range(0, args.deals, args.chunk):
+            seeds = deal_seeds[start:start + args.chunk]
+            s1 = deal_scores(rules, [infer.agent, uniform.agent, uniform.agent, uniform.agent], seeds)
+            s3 = deal_scores(rules, [infer.agent, infer.agent, infer.agent, uniform.agent], seeds)
+            one.append(s1[:, 0] - s1[:, 1:].mean(axis=1))
+            three.append(s3[:, :3].mean(axis=1) - s3[:, 3])
+            a, b = np.concatenate(one), np.concatenate(three)
+            print(f"[{len(a)} deals, {watch.seconds:.0f} s] {line('one vs three', a)}; {line('three vs one', b)}; "
+                  f"{line('both', (a + b) / 2)}", flush=True)
+    print(f"seconds per searched decision: {infer_spec} {infer.per_decision():.4f} ({infer.agent.searched} decisions), "
+          f"{uniform_spec} {uniform.per_decision():.4f} ({uniform.agent.searched}); "
+          f"ratio {infer.per_decision() / max(uniform.per_decision(), 1e-12):.2f}")
+
+
+if __name__ == "__main__":
+    main()
