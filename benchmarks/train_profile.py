@@ -6,6 +6,7 @@ Usage::
     python benchmarks/train_profile.py --mix 4 --no-advice
     python benchmarks/train_profile.py --learn bid --timesteps 30000
     python benchmarks/train_profile.py --values --games 64        # a train-values data chunk
+    python benchmarks/train_profile.py --values --agent ppo       # the same with the network as agent and rollout policy
 
 It builds the default run's trainer (warm start skipped: it does not change the cost of a step),
 runs PPO for ``--timesteps`` learner decisions under cProfile, and prints learner steps per second
@@ -45,6 +46,12 @@ VALUE_PARTS = {
     "applying actions in rollouts (apply)": ("batch.py", "apply"),
     "the games' own moves (step)": ("batch.py", "step"),
 }
+#: With ``--agent ppo``: the network's parts, besides those above.
+NETWORK_PARTS = {
+    "the network (PPOAgent.act_batch)": ("ppo_agent.py", "act_batch"),
+    "  its first layer (first_layer)": ("ppo_agent.py", "first_layer"),
+    "  RuleAgent's choice and numbers (act_with_numbers)": ("rule_agent.py", "act_with_numbers"),
+}
 
 
 def print_parts(profiler: cProfile.Profile, parts: dict[str, tuple[str, str]], wall: float) -> None:
@@ -69,19 +76,25 @@ def profiled(run) -> tuple[cProfile.Profile, float]:
 
 
 def profile_values(args: argparse.Namespace) -> None:
-    """Profile one data chunk of ``wizard train-values`` (RuleAgent playing and rolling out)."""
-    from wizard_env.agents.ppo_agent import LEARNED_PHASES
+    """Profile one data chunk of ``wizard train-values`` (RuleAgent, or with ``--agent ppo`` the shipped network,
+    playing and rolling out)."""
+    from threadpoolctl import threadpool_limits
+
+    from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent
     from wizard_env.engine.rules import Rules
     from wizard_env.training.rollout_values import collect_values
 
+    threadpool_limits(1, user_api="blas")  # as wizard and its workers run
     rules, phases = Rules.make(4), LEARNED_PHASES[args.learn]
-    collect_values(rules, 2, 1, phases, args.share)  # compiled and warm before the profile
+    agent = PPOAgent.load(seed=1) if args.agent == "ppo" else None
+    collect_values(rules, 2, 1, phases, args.share, behaviour=agent, rollout=agent)  # compiled and warm before the profile
     samples = []
-    profiler, wall = profiled(lambda: samples.append(collect_values(rules, args.games, 0, phases, args.share)))
-    count = len(samples[0].values)
+    profiler, wall = profiled(lambda: samples.append(collect_values(rules, args.games, 0, phases, args.share, behaviour=agent,
+                                                                    rollout=agent)))
+    count = len(samples[0].advice)
     print(f"{count} decisions valued in {wall:.1f} s: {count / wall:.0f} decisions/s under cProfile "
-          f"(learn {args.learn}, {args.games} four-player games, share {args.share})")
-    print_parts(profiler, VALUE_PARTS, wall)
+          f"(agent {args.agent}, learn {args.learn}, {args.games} four-player games, share {args.share})")
+    print_parts(profiler, VALUE_PARTS | (NETWORK_PARTS if agent else {}), wall)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -100,6 +113,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--values", action="store_true", help="profile a train-values data chunk instead")
     parser.add_argument("--games", type=int, default=64, help="games of the data chunk (--values)")
     parser.add_argument("--share", type=float, default=0.25, help="share of decisions valued (--values)")
+    parser.add_argument("--agent", default="rule", choices=("rule", "ppo"),
+                        help="who plays and rolls out (--values): RuleAgent, or the shipped network as in later iterations")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     if args.values:
