@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/sample_storage.py --reference HEAD                   # both codes, 300,000 decisions
+    python benchmarks/sample_storage.py                                    # both codes, 300,000 decisions
     python benchmarks/sample_storage.py --decisions 2600000 --only new      # the final fit's size, today's code
 
 Chunks: ``collect_values`` on ``--games`` games of each player count (3 to 6, RuleAgent, a quarter of the
@@ -13,7 +13,7 @@ collected chunk listed again and again, so the disk holds it once) and fits ``--
 RuleAgent's numbers (``features=True``) on the shipped network's shape (1781 -> 512 -> 256 -> 79); printed is its
 peak resident memory (Linux's VmHWM), after a first fit on the one chunk (imports, compiled code, torch's
 buffers) and at the end. The fit's quality is not measured: the
-decisions repeat. The reference code is ``training/rollout_values.py`` of ``--reference`` (default HEAD), loaded
+decisions repeat. The reference code is ``training/rollout_values.py`` of ``--reference`` (default: the last commit of the first format), loaded
 beside today's package as ``rule_reference.py`` loads an old RuleAgent.
 """
 
@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+#: The last commit of the first chunk format (float16 observations), with the writer (``write_chunk``) this script calls.
+FIRST_FORMAT = "b9b70d8"
 _ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -91,7 +93,7 @@ def measure(which: str, chunk: Path, args: argparse.Namespace) -> tuple[int, flo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference", default="HEAD", help="git revision of the code to compare with")
+    parser.add_argument("--reference", default=FIRST_FORMAT, help="git revision of the code to compare with")
     parser.add_argument("--games", type=int, default=8, help="games per player count collected for the chunks")
     parser.add_argument("--decisions", type=int, default=300_000, help="decisions loaded for the fit whose memory is measured")
     parser.add_argument("--steps", type=int, default=20, help="minibatches of that fit")
