@@ -98,8 +98,16 @@ def test_data_all_fits_every_iterations_data_and_a_resume_may_change_the_fit(tmp
     own = config["num_samples"] - first["num_samples"]  # iteration 1's own decisions
     fitted = [int(line.split("fitted ")[1].split(" ")[0].replace(",", "")) for line in lines if "fitted" in line]
     assert len(fitted) == 1 and fitted[0] > own  # iteration 0's decisions too (less the held-out chunks)
+    assert "on held-out games it departs from RuleAgent at" in next(line for line in lines if "fitted" in line)
     with pytest.raises(ValueError, match="--share"):  # a setting of the data may not change
         run(out, dataclasses.replace(TINY, iterations=3, share=0.5), resume=True)
+
+
+def test_a_fit_of_fewer_than_twelve_chunks_says_it_has_no_held_out_games(tmp_path: Path):
+    lines: list[str] = []
+    run_training(dataclasses.replace(TINY, games=48), RULES, tmp_path / "run", log=lines.append, rounds=3)
+    assert len(list((tmp_path / "run" / "data").glob("iter-*/chunk-*.npz"))) < 12
+    assert "no held-out games" in next(line for line in lines if "fitted" in line)
 
 
 def test_features_give_a_network_that_reads_rule_agents_numbers_and_a_resume_may_not_drop_them(tmp_path: Path):

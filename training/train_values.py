@@ -249,9 +249,9 @@ class ValuesTrainer:
             fitting = time.monotonic() - fitting
             if not self.quiet:
                 gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k not in ("decisions", "loss", "differs"))
-                self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions in {fitting:.0f} s (loss {stats['loss']:.3f}); on "
-                         f"held-out games it departs from RuleAgent at {stats.get('differs', 0):.1%} of decisions, "
-                         f"gain per decision by phase: {gained}")
+                held = (f"on held-out games it departs from RuleAgent at {stats['differs']:.1%} of decisions, gain per decision "
+                        f"by phase: {gained}" if "differs" in stats else "no held-out games (every 12th chunk is held out: 12 or more are needed)")
+                self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions in {fitting:.0f} s (loss {stats['loss']:.3f}); {held}")
             row = self.evaluate(agent, samples)
             if not self.quiet:
                 self.log(train_report.format_row(samples, time.monotonic() - self.started, row).replace("step", "decisions", 1))
