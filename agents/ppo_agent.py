@@ -189,7 +189,7 @@ class PPOAgent(Agent):
         try:
             check_checkpoint(config, weights)
             self.players = trained_players(config)
-            #: By player count: whether the policy was trained for it (all when ``players`` is None).
+            #: By player count: whether the policy was trained for it (read only when ``players`` names them).
             self.trained_for = np.isin(np.arange(MAX_PLAYERS + 1), self.players if self.players is not None else [])
         except ValueError as e:
             raise ValueError(f"checkpoint {source}: {e}") from None
