@@ -22,11 +22,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
-from io import BytesIO
 from pathlib import Path
 from typing import Callable
 
@@ -39,17 +36,20 @@ from wizard_env.util.stopwatch import rates_in_turn
 from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.engine.rules import Rules
 
-_ROOT = Path(__file__).resolve().parent.parent
+try:
+    from benchmarks.reference_tree import extract, short_sha
+except ImportError:  # run as a script from benchmarks/
+    from reference_tree import extract, short_sha
+
 
 
 def reference_package(commit: str):
     """The ``wizard_env`` package of ``commit``, imported as ``_engine_reference_<sha>``."""
-    sha = _git("rev-parse", "--short", commit).decode().strip()
+    sha = short_sha(commit)
     name = f"_engine_reference_{sha}"
     if name not in sys.modules:
         folder = Path(tempfile.mkdtemp(prefix="engine_reference_"))
-        with tarfile.open(fileobj=BytesIO(_git("archive", sha, "wizard_env"))) as archive:
-            archive.extractall(folder, filter="data")
+        extract(sha, folder, "wizard_env")
         (folder / "wizard_env").rename(folder / name)
         sys.path.insert(0, str(folder))
     return importlib.import_module(name)
@@ -92,11 +92,6 @@ def main(argv: list[str] | None = None) -> int:
             middle = statistics.median(values)
             print(f"| {size} | {name} | {middle:,.0f} | {', '.join(f'{v:,.0f}' for v in values)} | {middle / base:.1f}x |", flush=True)
     return 0
-
-
-def _git(*args: str) -> bytes:
-    """The output of a git command run in this repository."""
-    return subprocess.run(["git", *args], cwd=_ROOT, check=True, capture_output=True).stdout
 
 
 if __name__ == "__main__":

@@ -21,12 +21,11 @@ BEFORE_THROUGHPUT = "4981a66"
 
 def reference_tree(commit: str = BEFORE_THROUGHPUT) -> Path:
     """A folder holding ``commit``'s package as installed (``wizard_env`` with its ``agents`` and ``training``)."""
-    sha = _git("rev-parse", "--short", commit).decode().strip()
+    sha = short_sha(commit)
     folder = Path(tempfile.gettempdir()) / f"wizard_reference_{sha}"
     if not (folder / "wizard_env" / "training").is_dir():
         partial = Path(tempfile.mkdtemp(prefix=f"wizard_reference_{sha}_"))
-        with tarfile.open(fileobj=BytesIO(_git("archive", sha, "wizard_env", "agents", "training"))) as archive:
-            archive.extractall(partial, filter="data")
+        extract(sha, partial, "wizard_env", "agents", "training")
         (partial / "agents").rename(partial / "wizard_env" / "agents")
         (partial / "training").rename(partial / "wizard_env" / "training")
         try:
@@ -36,6 +35,17 @@ def reference_tree(commit: str = BEFORE_THROUGHPUT) -> Path:
     return folder
 
 
-def _git(*args: str) -> bytes:
+def short_sha(commit: str) -> str:
+    """The short hash of any git revision of this repository."""
+    return git("rev-parse", "--short", commit).decode().strip()
+
+
+def extract(sha: str, folder: Path, *paths: str) -> None:
+    """Write ``paths`` (files or folders) as they are at commit ``sha`` into ``folder``."""
+    with tarfile.open(fileobj=BytesIO(git("archive", sha, *paths))) as archive:
+        archive.extractall(folder, filter="data")
+
+
+def git(*args: str) -> bytes:
     """The output of a git command run in this repository."""
     return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True).stdout

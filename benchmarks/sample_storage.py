@@ -28,18 +28,20 @@ from pathlib import Path
 
 import numpy as np
 
+try:
+    from benchmarks.reference_tree import git, short_sha
+except ImportError:  # run as a script from benchmarks/
+    from reference_tree import git, short_sha
+
 #: The last commit of the first chunk format (float16 observations), with the writer (``write_chunk``) this script calls.
 FIRST_FORMAT = "b9b70d8"
-_ROOT = Path(__file__).resolve().parent.parent
 
 
 def reference_module(commit: str):
     """``training/rollout_values.py`` of ``commit``, imported from a temporary file."""
-    sha = subprocess.run(["git", "rev-parse", "--short", commit], cwd=_ROOT, check=True, capture_output=True, text=True).stdout.strip()
-    source = subprocess.run(["git", "show", f"{sha}:training/rollout_values.py"], cwd=_ROOT, check=True, capture_output=True,
-                            text=True).stdout
+    sha = short_sha(commit)
     path = Path(tempfile.mkdtemp(prefix="rv_reference_")) / f"_rv_reference_{sha}.py"
-    path.write_text(source)
+    path.write_bytes(git("show", f"{sha}:training/rollout_values.py"))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
