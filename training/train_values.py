@@ -21,7 +21,9 @@ Each iteration has three parts, all in ``--out``:
 3. **Evaluation**: duplicate deals against RuleAgent at ``--players``, a row of ``curve.csv``.
 
 Iteration K+1 starts from iteration K's weights and collects its data with iteration K's agent, so each
-iteration improves on the agent of the one before (against itself as well as against RuleAgent). With
+iteration improves on the agent of the one before (against itself as well as against RuleAgent). ``--start
+CHECKPOINT`` gives iteration 0 that role: its data are collected by that agent (the shipped ``ppo``, say) and its fit
+starts from its weights, so expert iteration can start from a trained network rather than from RuleAgent. With
 ``--data all`` it fits the data of every iteration so far: the values of a mix of the earlier agents, as in
 fictitious play, which kept the improvement steps from undoing each other (model card).
 """
@@ -124,7 +126,7 @@ class ValuesTrainer:
         cfg = self.cfg
         folder = self.out / "data" / f"iter-{iteration}"
         folder.mkdir(parents=True, exist_ok=True)
-        checkpoint = str(self.checkpoint(iteration - 1)) if iteration else ""
+        checkpoint = str(self.checkpoint(iteration - 1)) if iteration else cfg.start  # "": RuleAgent
         phases = LEARNED_PHASES[cfg.learn]
 
         def path(i: int) -> Path:
@@ -200,8 +202,8 @@ class ValuesTrainer:
         cfg = self.cfg
         torch.manual_seed(cfg.seed + iteration)
         net = rv.value_network(rv.input_width(cfg.features), cfg.hidden)
-        if iteration:
-            rv.set_network_weights(net, load_checkpoint(self.checkpoint(iteration - 1))[1])
+        if iteration or cfg.start:
+            rv.set_network_weights(net, load_checkpoint(self.checkpoint(iteration - 1) if iteration else cfg.start)[1])
         try:
             samples, chunk = rv.load_samples(chunks)
         except ValueError as e:

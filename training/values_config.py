@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wizard_env.agents.checkpoint import check_hidden
-from wizard_env.agents.ppo_agent import LEARNED_PHASES
+from wizard_env.agents.ppo_agent import LEARNED_PHASES, load_checkpoint
+from wizard_env.engine.observation import OBS_VERSION
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
@@ -50,6 +51,7 @@ class ValuesConfig:
     torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran 7x slower)
     backend: str = "local"  #: where the data chunks are collected: local (worker processes) or ray (Ray tasks)
     address: str = ""  #: with --backend ray: the Ray cluster to join (HOST:PORT or auto; default: a local Ray instance)
+    start: str = ""  #: a train-values checkpoint that collects iteration 0's data and whose weights its fit starts from (default: RuleAgent collects, the fit starts fresh)
 
 
 #: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
@@ -72,7 +74,7 @@ TARGETS = ("rollout", "search")
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
-                  "search_samples": 8}
+                  "search_samples": 8, "start": ""}
 
 
 def check_config(cfg: ValuesConfig) -> None:
@@ -101,6 +103,22 @@ def check_config(cfg: ValuesConfig) -> None:
         options.check_memory("--search-samples", cfg.search_samples, options.GAME_BYTES * 8 * cfg.games * cfg.workers)
     if cfg.backend == "ray":
         require_ray()  # MissingExtra naming the rllib extra, before anything is written
+    if cfg.start:
+        check_start(cfg)
+
+
+def check_start(cfg: ValuesConfig) -> None:
+    """ValueError naming ``--start``'s file unless it is a network of the run's shape (``--hidden``, ``--features``)
+    that reads RuleAgent's advice and today's observation: the run's first fit starts from its weights."""
+    config, _ = load_checkpoint(cfg.start)  # ValueError naming the file for a missing, damaged or foreign one
+    hidden, features = config.get("hidden"), bool(config.get("features"))
+    if not config.get("advice") or config.get("obs_version") != OBS_VERSION:
+        raise ValueError(f"--start {cfg.start}: not a network of wizard train-values (it must read RuleAgent's advice "
+                         f"and observation version {OBS_VERSION})")
+    if hidden != list(cfg.hidden) or features != cfg.features:
+        wanted = f"--hidden {','.join(map(str, hidden or []))}" + (" --features" if features else "")
+        raise ValueError(f"--start {cfg.start}: its network is {'x'.join(map(str, hidden or []))}"
+                         f"{' with' if features else ' without'} RuleAgent's numbers; pass {wanted} to fit from its weights")
 
 
 #: Memory of one decision held for the fit: twice the most its compact form takes, for the minibatches and the chunk read.

@@ -4,6 +4,8 @@
     wizard train-values --out runs/values --resume       # continue: finished data chunks and iterations are kept
     wizard train-values --out runs/values --backend ray --address auto --workers 32   # collect on a Ray cluster
     wizard train-values --out runs/search --targets search --search-samples 8        # values from search (expert iteration)
+    wizard train-values --out runs/exit --targets search --start agents/pretrained/wizard-v1.npz --hidden 512,256 --features
+                                                     # expert iteration from the shipped network
 
 Each iteration plays games, tries every legal action of a share of the decisions on copies of the deal, fits a
 network to those values (``--targets search``: each action's mean over deals redrawn from what the player sees, as
@@ -53,6 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
+    parser.add_argument("--start", type=options.path_type, default=d.start, metavar="CHECKPOINT",
+                        help="a wizard train-values checkpoint (agents/pretrained/wizard-v1.npz, say) that collects "
+                             "iteration 0's data and whose weights its fit starts from; its --hidden and --features must "
+                             "be passed (default: RuleAgent collects, the fit starts fresh)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--backend", choices=BACKENDS, default=d.backend,
                         help="where the data chunks are collected: local (--workers processes on this machine) or ray "
