@@ -4,6 +4,7 @@ collected by that agent and its fit starts from its weights; a network of anothe
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -68,3 +69,21 @@ def test_a_resume_may_not_change_the_start(start, tmp_path):
     run_training(cfg, RULES, tmp_path / "run", quiet=True, log=lambda *a: None)
     with pytest.raises(ValueError, match="--start"):
         run_training(dataclasses.replace(cfg, start="", iterations=2), RULES, tmp_path / "run", resume=True, quiet=True)
+
+
+def test_a_recipe_reads_a_relative_start_from_its_own_folder(start, tmp_path, monkeypatch):
+    """A recipe names the checkpoint it starts from relative to the recipe file, wherever the command runs."""
+    from wizard_env.training import recipe as recipes
+
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "nets").mkdir()
+    Path(tmp_path / "nets" / "net.npz").write_bytes(Path(start).read_bytes())
+    (tmp_path / "recipes" / "r.toml").write_text('name = "r"\n[[step]]\nname = "data"\nkind = "train-values"\n'
+                                                'players = 3\nrounds = 3\nmix = [3]\nhidden = [16]\nstart = "../nets/net.npz"\n')
+    monkeypatch.chdir(tmp_path / "nets")  # elsewhere: the path is the recipe's, not the working folder's
+    step = recipes.load(tmp_path / "recipes" / "r.toml").steps[0]
+    assert Path(step.values_stages()[0].start) == (tmp_path / "nets" / "net.npz").resolve()
+    (tmp_path / "recipes" / "bad.toml").write_text('name = "r"\n[[step]]\nname = "data"\nkind = "train-values"\n'
+                                                  'hidden = [16]\nstart = "net.npz"\n')
+    with pytest.raises(ValueError, match=r"recipe .*bad.toml: step 1 'data', key 'start'.*recipes/net.npz"):
+        recipes.load(tmp_path / "recipes" / "bad.toml")

@@ -6,7 +6,7 @@ folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that 
 
 | kind | what it runs | keys (default) |
 | --- | --- | --- |
-| ``train-values`` | ``wizard train-values``: one command per ``[[step.stage]]``, the later ones with ``--resume`` | every ``ValuesConfig`` field (its default), ``players`` (4, the evaluations), ``rounds`` ("standard"); a stage sets what a resume may change (``iterations``, ``data``, ``epochs``, ``learning_rate``, ``workers``, ``eval_deals``) |
+| ``train-values`` | ``wizard train-values``: one command per ``[[step.stage]]``, the later ones with ``--resume`` | every ``ValuesConfig`` field (its default; a relative ``start`` is read from the recipe's folder), ``players`` (4, the evaluations), ``rounds`` ("standard"); a stage sets what a resume may change (``iterations``, ``data``, ``epochs``, ``learning_rate``, ``workers``, ``eval_deals``) |
 | ``fit-values`` | a fresh network on the data of a train-values step (``fit_values``) | ``data`` (the step), ``iterations`` (all of them), every ``FitConfig`` field |
 | ``margins`` | the margin grid on held-out deals (``margins``) | ``checkpoint`` (a step), every ``MarginGrid`` field |
 | ``eval-suite`` | ``wizard eval-suite ppo:CHECKPOINT`` (``eval_suite``) | ``checkpoint``, ``deals`` (2000), ``seed`` (1), ``references`` (["ppo"]), ``reference_deals``, ``players`` ([3, 5, 6]), ``skip`` ([]) |
@@ -192,13 +192,14 @@ def parse(raw: dict[str, Any], path: Path) -> Recipe:
         raise fail("key 'step'", "expected one or more [[step]] tables")
     steps: list[Step] = []
     for index, table in enumerate(tables, 1):
-        steps.append(_step(index, table, steps, fail))
+        steps.append(_step(index, table, steps, fail, path.parent))
     _check_seeds(steps, fail)
     return Recipe(path, raw["name"], raw.get("description", ""), raw, tuple(steps))
 
 
-def _step(index: int, table: dict[str, Any], before: list[Step], fail) -> Step:
-    """One checked step; ``before``: the steps above it."""
+def _step(index: int, table: dict[str, Any], before: list[Step], fail, folder: Path) -> Step:
+    """One checked step; ``before``: the steps above it; ``folder``: the recipe's, which a relative ``start`` (the
+    checkpoint a train-values step starts from) is read from."""
     name = table.get("name")
     if not isinstance(name, str) or not STEP_NAME.fullmatch(name):
         raise fail(f"step {index}, key 'name'", f"expected a folder name of letters, digits, '-' and '_', not {name!r}")
@@ -222,6 +223,8 @@ def _step(index: int, table: dict[str, Any], before: list[Step], fail) -> Step:
         if key not in keys:
             raise fail(f"{where}, key {key!r}", f"missing: a {kind} step names it")
     keys = {k: keys.get(k, default) for k, (_, default) in schema.items()}
+    if kind == "train-values" and keys["start"] and not Path(keys["start"]).is_absolute():
+        keys["start"] = str((folder / keys["start"]).resolve())
     step = Step(index, name, kind, keys)
     for key, (value_kind, _) in schema.items():
         if value_kind == "step" and keys[key] is not None:

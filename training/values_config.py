@@ -110,7 +110,10 @@ def check_config(cfg: ValuesConfig) -> None:
 def check_start(cfg: ValuesConfig) -> None:
     """ValueError naming ``--start``'s file unless it is a network of the run's shape (``--hidden``, ``--features``)
     that reads RuleAgent's advice and today's observation: the run's first fit starts from its weights."""
-    config, _ = load_checkpoint(cfg.start)  # ValueError naming the file for a missing, damaged or foreign one
+    try:
+        config, _ = load_checkpoint(cfg.start)
+    except ValueError as e:  # a missing, damaged or foreign file, named
+        raise ValueError(f"--start: {e}") from None
     hidden, features = config.get("hidden"), bool(config.get("features"))
     if not config.get("advice") or config.get("obs_version") != OBS_VERSION:
         raise ValueError(f"--start {cfg.start}: not a network of wizard train-values (it must read RuleAgent's advice "

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
     parser.add_argument("--mix", default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
-    parser.add_argument("--start", type=options.path_type, default=d.start, metavar="CHECKPOINT",
+    parser.add_argument("--start", type=options.path_type, default=None, metavar="CHECKPOINT",
                         help="a wizard train-values checkpoint (agents/pretrained/wizard-v1.npz, say) that collects "
                              "iteration 0's data and whose weights its fit starts from; its --hidden and --features must "
                              "be passed (default: RuleAgent collects, the fit starts fresh)")
@@ -76,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
         hidden = [options.int_type(h) for h in args.hidden.split(",")]
     except argparse.ArgumentTypeError:
         raise ValueError(f"--hidden {short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
-    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix"}
-    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=parse_mix(args.mix))
+    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix", "start"}
+    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=parse_mix(args.mix),
+                       start=args.start or "")
     check_config(cfg)  # before torch is given --torch-threads
     torch.set_num_threads(cfg.torch_threads)
     trainer = run_training(cfg, make_rules(args), args.out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
