@@ -1,5 +1,6 @@
 """What every trainer shares (``train``, ``rllib_train``, ``train_values``): the lock a run holds on its folder,
-the rules as a run's config.json stores them, the range check of numeric settings and the progress lines.
+the rules as a run's config.json stores them, the range check of numeric settings and the progress lines; and
+``locked_run``, which the evaluation commands write their folders through.
 """
 
 from __future__ import annotations
@@ -9,11 +10,14 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from wizard_env.engine.rules import Rules
 from wizard_env.util import options
+from wizard_env.util.files import check_writable
 from wizard_env.util.workers import pid_alive
+
+Result = TypeVar("Result")
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
@@ -63,3 +67,13 @@ def run_lock(out: Path, command: str = "wizard train"):
     finally:
         lock.unlink(missing_ok=True)
 
+
+def locked_run(out: str | os.PathLike, command: str, work: Callable[[], Result],
+               write: Callable[[Result, Path], list[Path]]) -> tuple[Result, list[Path]]:
+    """Check that files can be written into the folder ``out`` (before the work, not after), then hold its run lock
+    while ``work`` runs and ``write`` writes its result there; the result and the paths written."""
+    check_writable(out, folder=True)
+    (folder := Path(out)).mkdir(parents=True, exist_ok=True)
+    with run_lock(folder, command):
+        result = work()
+        return result, write(result, folder)

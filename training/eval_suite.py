@@ -31,10 +31,10 @@ from wizard_env.agents.registry import make_agent, parse_spec
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_env.util import options
 from wizard_env.util.checks import check_seed
-from wizard_env.util.files import check_writable, write_atomic
+from wizard_env.util.files import write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 
-from .common import run_lock
+from .common import locked_run
 from .evaluate import EVAL_BYTES_PER_GAME, EvalResult, bid_accuracy_by_deal, evaluate, mean_ci
 from .progress import Progress
 
@@ -187,7 +187,7 @@ class Row:
     wall_seconds: float = 0.0
 
 
-def _versus(agent: str, other: str, mine: int, n: int, seed: int, deals: int) -> Table:
+def versus(agent: str, other: str, mine: int, n: int, seed: int, deals: int) -> Table:
     """``mine`` seats of ``agent`` then ``n - mine`` of ``other``."""
     return Table((agent,) * mine + (other,) * (n - mine), seed, deals, tuple(range(mine)))
 
@@ -196,7 +196,7 @@ def plan(config: SuiteConfig, agent_players: Sequence[int] | None = None) -> lis
     """The rows of the battery in order; ``agent_players``: the player counts the agent plays (None: all)."""
     a, s, deals = config.agent.strip(), config.seed, config.deals
     rows: list[Row] = []
-    rule_table = _versus(a, RULE, 1, 4, s, deals)
+    rule_table = versus(a, RULE, 1, 4, s, deals)
     if "rule" not in config.skip:
         rows.append(Row("rule", "rule", f"4p `{a}` vs three `rule` (`--agents {','.join(rule_table.agents)} --seed {s}`)",
                         (rule_table,)))
@@ -205,7 +205,7 @@ def plan(config: SuiteConfig, agent_players: Sequence[int] | None = None) -> lis
         for r in dict.fromkeys(spec.strip() for spec in config.references):
             if r == a:
                 continue  # the agent against itself: zero by construction
-            one, three = _versus(a, r, 1, 4, s, ref_deals), _versus(a, r, 3, 4, s, ref_deals)
+            one, three = versus(a, r, 1, 4, s, ref_deals), versus(a, r, 3, 4, s, ref_deals)
             rows.append(Row(f"reference:{r}:one", "reference", f"4p `{a}` vs three `{r}` "
                             f"(`--agents {','.join(one.agents)} --reference {r} --seed {s}`)", (one,)))
             rows.append(Row(f"reference:{r}:three", "reference", f"4p three `{a}` vs one `{r}` "
@@ -214,16 +214,16 @@ def plan(config: SuiteConfig, agent_players: Sequence[int] | None = None) -> lis
     if "play" not in config.skip and name in PLAY_OPTION_AGENTS:
         ablation = f"{a}:play=rule"
         row = Row("play", "play", f"learned play alone: `{a}` vs `{ablation}`, each against three `rule` "
-                  f"(seed {s}, paired by deal)", (rule_table, _versus(ablation, RULE, 1, 4, s, deals)))
+                  f"(seed {s}, paired by deal)", (rule_table, versus(ablation, RULE, 1, 4, s, deals)))
         if arg is not None and any(part.startswith("play=") for part in arg.split(":")):
             row.skipped = f"`{a}` already names its card play"
         rows.append(row)
     if "self-play" not in config.skip:
         rows.append(Row("self-play", "self-play", f"4p self-play: four `{a}` vs four `rule` (seed {s + 1}, paired by deal)",
-                        (_versus(a, a, 4, 4, s + 1, deals), _versus(RULE, RULE, 4, 4, s + 1, deals))))
+                        (versus(a, a, 4, 4, s + 1, deals), versus(RULE, RULE, 4, 4, s + 1, deals))))
     if "players" not in config.skip:
         for n in config.players:
-            table = _versus(a, RULE, 1, n, s + 2, deals)
+            table = versus(a, RULE, 1, n, s + 2, deals)
             row = Row(f"players:{n}", "players", f"{n}p `--agents {','.join(table.agents)} --seed {s + 2}`", (table,))
             if agent_players is not None and n not in agent_players:
                 row.skipped = f"`{a}` plays {'/'.join(map(str, agent_players))} players"
@@ -256,7 +256,8 @@ def figures(row: Row, results: dict[Table, EvalResult]) -> dict[str, Figure]:
     return found
 
 
-def _pm(figure: Figure, digits: int = 1, sign: bool = True) -> str:
+def pm(figure: Figure, digits: int = 1, sign: bool = True) -> str:
+    """A figure as the tables show it: ``+12.3 ± 4.5`` (no interval with one deal)."""
     value = f"{figure.mean:+.{digits}f}" if sign else f"{figure.mean:.{digits}f}"
     return value if figure.ci95 is None else f"{value} ± {figure.ci95:.{digits}f}"
 
@@ -273,17 +274,18 @@ def result_text(row: Row) -> str:
     if row.kind == "bid-accuracy":
         return f"**{_pct(f['bid_accuracy'])}** (`rule` {_pct(f['rule_bid_accuracy'])})"
     if row.kind == "play":
-        return (f"own score **{_pm(f['diff'])}** ({f['agent_score'].mean:.1f} vs {f['ablation_score'].mean:.1f}); "
-                f"difference to the RuleAgents at the table {_pm(f['agent_diff_to_rule'])} vs {_pm(f['ablation_diff_to_rule'])}")
+        return (f"own score **{pm(f['diff'])}** ({f['agent_score'].mean:.1f} vs {f['ablation_score'].mean:.1f}); "
+                f"difference to the RuleAgents at the table {pm(f['agent_diff_to_rule'])} vs {pm(f['ablation_diff_to_rule'])}")
     if row.kind == "self-play":
-        return f"**{_pm(f['diff'])}** per player ({f['agent_score'].mean:.1f} vs {f['rule_score'].mean:.1f})"
-    text = f"**{_pm(f['diff'])}** ({f['agent_score'].mean:.1f} vs {f['other_score'].mean:.1f})"
+        return f"**{pm(f['diff'])}** per player ({f['agent_score'].mean:.1f} vs {f['rule_score'].mean:.1f})"
+    text = f"**{pm(f['diff'])}** ({f['agent_score'].mean:.1f} vs {f['other_score'].mean:.1f})"
     if row.kind == "rule":
         text += f"; bid accuracy {f['bid_accuracy'].mean:.1%} vs {f['rule_bid_accuracy'].mean:.1%}"
     return text
 
 
-def _table_json(table: Table, result: EvalResult | None) -> dict[str, Any]:
+def table_json(table: Table, result: EvalResult | None) -> dict[str, Any]:
+    """A table's settings and, once played, its deal and agent seeds and per-deal scores (``paired`` reads it as a result)."""
     data: dict[str, Any] = {"players": len(table.agents), "agents": list(table.agents), "agent_entries": list(table.mine),
                             "seed": table.seed, "deals": table.deals}
     if result is not None:
@@ -312,7 +314,7 @@ def to_json(config: SuiteConfig, rows: list[Row], results: dict[Table, EvalResul
                   "tables": [tables.index(t) for t in row.tables] if row.skipped is None else [],
                   "figures": None if row.figures is None else {k: v.to_json() for k, v in row.figures.items()}}
                  for row in rows],
-        "tables": [_table_json(t, results.get(t)) for t in tables],
+        "tables": [table_json(t, results.get(t)) for t in tables],
     }
 
 
@@ -360,15 +362,16 @@ def run_suite(config: SuiteConfig, log: Callable[[str], object] | None = None, q
         with Stopwatch() as watch:
             for table in row.tables:
                 if table not in results:  # the play row reuses the rule row's table
-                    results[table] = _play(table, row.key, quiet, log)
+                    results[table] = play_table(table, row.key, quiet, log)
             row.figures = figures(row, results)
         row.wall_seconds = watch.seconds
         say(f"[{i}/{len(rows)}] {row.key}: {result_text(row).replace('**', '')} ({watch.seconds:.1f} s)")
     return to_json(config, rows, results, version)
 
 
-def _play(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None) -> EvalResult:
-    rules = Rules.make(len(table.agents))
+def play_table(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None, rules: Rules | None = None) -> EvalResult:
+    """Evaluate one table (``rules`` None: standard rounds), with a progress bar or lines named ``key``."""
+    rules = Rules.make(len(table.agents)) if rules is None else rules
     rounds = table.deals * len(table.agents) * rules.num_rounds
     with Progress(key, rounds, "round", quiet or log is None, log or print) as bar:
         return evaluate(rules, table.agents, table.deals, table.seed, reference=table.agents[-1], progress=bar.update)
@@ -389,10 +392,5 @@ def run_to(out: str | os.PathLike, config: SuiteConfig, log: Callable[[str], obj
            version: str = "unknown") -> tuple[dict[str, Any], list[Path]]:
     """Check everything, hold ``out``'s run lock, play the battery and write its files; ValueError if another run holds it."""
     rows = prepare(config)
-    check_writable(out, folder=True)  # before the games, not after
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    with run_lock(folder, "wizard eval-suite"):
-        data = run_suite(config, log, quiet, version, rows)
-        return data, write(data, folder)
+    return locked_run(out, "wizard eval-suite", lambda: run_suite(config, log, quiet, version, rows), write)
 

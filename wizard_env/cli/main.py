@@ -39,7 +39,8 @@ MAX_MESSAGE = 500
 #: ``VARIANT_OPTIONS = False``) and ``run(args) -> int``.
 COMMAND_MODULES: dict[str, str] = {
     "simulate": "wizard_env.cli.simulate", "replay": "wizard_env.cli.replay", "play": "wizard_env.cli.play",
-    "eval": "wizard_env.cli.eval", "eval-suite": "wizard_env.cli.eval_suite", "bench": "wizard_env.cli.bench", "train": "wizard_env.cli.train",
+    "eval": "wizard_env.cli.eval", "eval-suite": "wizard_env.cli.eval_suite", "eval-iterations": "wizard_env.cli.eval_iterations",
+    "bench": "wizard_env.cli.bench", "train": "wizard_env.cli.train",
     "train-values": "wizard_env.cli.train_values", "recipe": "wizard_env.cli.recipe", "serve": "wizard_env.cli.serve",
 }
 
