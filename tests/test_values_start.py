@@ -87,3 +87,19 @@ def test_a_recipe_reads_a_relative_start_from_its_own_folder(start, tmp_path, mo
                                                   'hidden = [16]\nstart = "net.npz"\n')
     with pytest.raises(ValueError, match=r"recipe .*bad.toml: step 1 'data', key 'start'.*recipes/net.npz"):
         recipes.load(tmp_path / "recipes" / "bad.toml")
+
+
+def test_a_resumed_run_counts_its_wall_time_from_the_last_finished_iteration(start, tmp_path):
+    """The curve's wall_s goes on from the wall time saved with the last finished iteration, not from zero."""
+    from wizard_env.agents.ppo_agent import save_checkpoint
+    from wizard_env.training import train_report
+
+    out = tmp_path / "run"
+    cfg = dataclasses.replace(BASE, start=start)
+    run_training(cfg, RULES, out, quiet=True, log=lambda *a: None)
+    config, weights = load_checkpoint(out / "checkpoints" / "iter-0.npz")
+    assert 0 < config["wall_seconds"] <= float(train_report.read_curve(out / "curve.csv")[0]["wall_s"])
+    save_checkpoint(out / "checkpoints" / "iter-0.npz", {**config, "wall_seconds": 10_000.0}, weights)  # a long first session
+    run_training(dataclasses.replace(cfg, iterations=2), RULES, out, resume=True, quiet=True, log=lambda *a: None)
+    assert float(train_report.read_curve(out / "curve.csv")[1]["wall_s"]) > 10_000
+    assert load_checkpoint(out / "checkpoints" / "iter-1.npz")[0]["wall_seconds"] > 10_000

@@ -18,7 +18,10 @@ Each iteration has three parts, all in ``--out``:
    points added to RuleAgent's choice (the checkpoint's ``advice_bonus``): it departs from RuleAgent only
    where it expects to gain more than that, so noise in the fit does not turn into play. The agent is
    ``checkpoints/iter-K.npz`` and ``latest.npz``, in the format of ``PPOAgent`` (``wizard eval --agents ppo:PATH``).
-3. **Evaluation**: duplicate deals against RuleAgent at ``--players``, a row of ``curve.csv``.
+3. **Evaluation**: duplicate deals against RuleAgent at ``--players``, a row of ``curve.csv``. Its ``wall_s``, like
+   the progress lines' minutes, is the run's wall time over all its sessions: each checkpoint saves it
+   (``wall_seconds``), and a resumed run goes on from the last finished iteration's (the time a killed session
+   spent on an unfinished iteration is not counted).
 
 Iteration K+1 starts from iteration K's weights and collects its data with iteration K's agent, so each
 iteration improves on the agent of the one before (against itself as well as against RuleAgent). ``--start
@@ -218,6 +221,7 @@ class ValuesTrainer:
         bonus = phase_bonus(advice_bonus(cfg), True, str(self.out))
         stats = {"decisions": int(len(train)), "loss": loss, **(rv.gains(net, samples, check, bonus, cfg.features) if check.size else {})}
         config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far)
+        config["wall_seconds"] = round(time.monotonic() - self.started, 1)  # the run's, over all its sessions
         weights = rv.network_weights(net)
         save_checkpoint(self.checkpoint(iteration), config, weights)
         save_checkpoint(self.out / "checkpoints" / "latest.npz", config, weights)
@@ -239,9 +243,10 @@ class ValuesTrainer:
         samples = 0
         for iteration in range(self.cfg.iterations):
             path = self.checkpoint(iteration)
-            if path.is_file():  # finished by an earlier, interrupted run
+            if path.is_file():  # finished by an earlier, interrupted run: its clock goes on from there
                 config, weights = load_checkpoint(path)
                 agent, samples = PPOAgent(config, weights, source=str(path)), config["num_samples"]
+                self.started = time.monotonic() - float(config.get("wall_seconds", 0))
                 continue
             own, decisions = self.collect(iteration)
             samples += decisions
