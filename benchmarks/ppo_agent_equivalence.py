@@ -34,14 +34,14 @@ except ImportError:  # run as a script from benchmarks/
 SEED = 5
 
 
-def positions(players: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def positions(players: int, games: int, seed: int, checkpoint: str) -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks of every decision of ``games`` games played by the agent and ``games`` of random moves."""
     from wizard_env.agents.ppo_agent import PPOAgent
     from wizard_env.engine.actions import Phase
     from wizard_env.engine.batch import WizardBatch
     from wizard_env.engine.rules import Rules
 
-    agent, rng = PPOAgent.load(seed=np.random.default_rng([seed, 1])), np.random.default_rng([seed, 2])
+    agent, rng = PPOAgent.load(checkpoint, seed=np.random.default_rng([seed, 1])), np.random.default_rng([seed, 2])
     observations, masks = [], []
     for random in (False, True):
         batch = WizardBatch(Rules.make(players), games, seed=seed + random, autoreset=False)
@@ -57,8 +57,9 @@ def positions(players: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarr
     return np.concatenate(observations), np.concatenate(masks)
 
 
-def decide(path: str) -> None:
-    """In a process of either code: the agent's actions and masked logits on the positions saved at ``path``."""
+def decide(path: str, checkpoint: str) -> None:
+    """In a process of either code: the actions and masked logits of the agent of ``checkpoint`` on the positions
+    saved at ``path``."""
     from threadpoolctl import threadpool_limits
 
     from wizard_env.agents.ppo_agent import PPOAgent
@@ -67,11 +68,11 @@ def decide(path: str) -> None:
     threadpool_limits(1, user_api="blas")
     saved = np.load(path)
     o, m = saved["observations"], saved["masks"]
-    agent = PPOAgent.load(seed=SEED)
+    agent = PPOAgent.load(checkpoint, seed=SEED)
     actions = agent.act_batch(o, m)
     logits = np.full(m.shape, -np.inf, dtype=np.float32)
     rows = np.flatnonzero(agent.learned[o[:, SLICES["phase"]].argmax(axis=1)] & ((m != 0).sum(axis=1) > 1))
-    logits[rows] = np.where(m[rows] != 0, PPOAgent.load(seed=SEED).logits(o[rows], m[rows]), -np.inf)
+    logits[rows] = np.where(m[rows] != 0, PPOAgent.load(checkpoint, seed=SEED).logits(o[rows], m[rows]), -np.inf)
     np.savez(path + ".out.npz", actions=actions, logits=logits)
 
 
@@ -81,18 +82,26 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=16, help="games per player count (and as many of random moves)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tie", type=float, default=1e-4, help="logit gap under which two actions count as tied")
+    parser.add_argument("--checkpoint", help="the network both versions play (default: this checkout's shipped ppo, "
+                                               "so a checkout whose ppo is another file than the reference's compares like with like)")
     parser.add_argument("--decide", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.checkpoint is None:
+        from wizard_env.agents.ppo_agent import PRETRAINED
+
+        args.checkpoint = str(PRETRAINED)
+    args.checkpoint = str(Path(args.checkpoint).resolve())
     if args.decide:
-        decide(args.decide)
+        decide(args.decide, args.checkpoint)
         return
     tree = reference_tree(args.reference)
     total = wrong = 0
-    print(f"reference {args.reference} ({tree}); {args.games} agent games and {args.games} random ones per player count")
+    print(f"reference {args.reference} ({tree}); {args.games} agent games and {args.games} random ones per player count; "
+          f"network {args.checkpoint}")
     print(f"{'players':>8}{'positions':>11}{'with a choice':>15}{'differ':>8}{'ties':>6}{'mismatches':>12}")
     with tempfile.TemporaryDirectory() as folder:
         for players in range(3, 7):
-            o, m = positions(players, args.games, args.seed + players)
+            o, m = positions(players, args.games, args.seed + players, args.checkpoint)
             path = str(Path(folder) / f"positions-{players}.npz")
             np.savez(path, observations=o, masks=m)
             results = []
@@ -100,7 +109,8 @@ def main() -> None:
                 env = dict(os.environ)
                 if where is not None:
                     env["PYTHONPATH"] = str(where)
-                subprocess.run([sys.executable, __file__, "--decide", path], env=env, check=True, cwd=Path(__file__).parent)
+                subprocess.run([sys.executable, __file__, "--decide", path, "--checkpoint", args.checkpoint], env=env, check=True,
+                               cwd=Path(__file__).parent)
                 with np.load(path + ".out.npz") as out:
                     results.append({name: out[name] for name in out.files})
             old, new = results

@@ -4,6 +4,7 @@ checks of a recipe file (each error names the file, the step and the key)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import re
@@ -204,3 +205,16 @@ def test_the_shipped_recipe_states_the_model_cards_steps():
     shipped = load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v1.npz")[0]
     assert [1.5, 1.5] in recipe.step("margins").keys["grid"] and shipped["advice_bonus"] == pytest.approx({"bid": 0.15, "play": 0.15})
     assert shipped["hidden"] == fit.keys["hidden"] and shipped["train"]["epochs"] == fit.keys["epochs"]
+
+
+def test_the_v2_recipe_states_the_settings_the_shipped_ppo_was_trained_with():
+    """wizard-v2.toml starts from the file of ppo-v1 and spells out every setting the shipped checkpoint records."""
+    recipe = recipes.load(ROOT / "training" / "recipes" / "wizard-v2.toml")
+    assert [s.kind for s in recipe.steps] == ["train-values", "eval-suite", "publish"]
+    (cfg,) = recipe.step("data").values_stages()
+    shipped = load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v2.npz")[0]
+    trained = dict(shipped["train"])
+    assert Path(cfg.start) == (ROOT / trained.pop("start")).resolve() == (ROOT / "agents" / "pretrained" / "wizard-v1.npz").resolve()
+    assert trained.pop("method") == "rollout-values" and shipped["iteration"] == cfg.iterations - 1
+    assert {k: v for k, v in dataclasses.asdict(cfg).items() if k != "start"} == trained
+    assert recipe.step("battery").keys["references"][0] == "ppo-v1"
