@@ -33,7 +33,6 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import numba
 import numpy as np
 
 from wizard_env.engine.actions import Phase
@@ -45,6 +44,7 @@ from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from .base import Agent, check_batch
 from .checkpoint import check_checkpoint, read_archive, trained_players
+from .ppo_network import best_legal, first_layer, forward, padded_layers
 from .rule_agent import RuleAgent
 from .rule_features import FEATURES, action_features
 
@@ -207,6 +207,9 @@ class PPOAgent(Agent):
         self.layers = actor_layers(config, weights, source, width)
         self.first_layer = (np.ascontiguousarray(self.layers[0][0].T), self.layers[0][1])  # for ``first_layer``
         self.activation = ACTIVATIONS[activation]
+        #: The layers after the first as ``ppo_network.forward`` reads them, for a ReLU network with hidden layers
+        #: (None: numpy's matrix products after ``first_layer``).
+        self.hidden = padded_layers(self.layers[1:]) if activation == "relu" and len(self.layers) > 1 else None
         self.learned = np.zeros(len(Phase), dtype=bool)
         self.learned[list(LEARNED_PHASES[learn])] = True
         if play == "rule":
@@ -224,6 +227,11 @@ class PPOAgent(Agent):
     def logits(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """The policy's unmasked logits [k, NUM_ACTIONS] for observations [k, OBS_SIZE] (``masks``: needed with advice)."""
         x = np.asarray(observations, dtype=np.float32)
+        return self._logits(x, masks, np.arange(len(x)), x[:, SLICES["phase"]].argmax(axis=1))
+
+    def _logits(self, x: np.ndarray, masks: np.ndarray | None, rows: np.ndarray, phase: np.ndarray) -> np.ndarray:
+        """The logits of rows ``rows`` of float32 observations ``x`` (``phase``: each row's, of ``x``); RuleAgent's
+        pass covers every row of ``x``."""
         choice, numbers = _NO_CHOICE, np.zeros((len(x), 0), dtype=np.float32)  # the inputs after the observation
         if self.advice or self.features:
             if masks is None:
@@ -232,13 +240,15 @@ class PPOAgent(Agent):
                 choice, numbers = self.rule.act_with_numbers(x, masks, self.features)
             else:
                 numbers = action_features(x, masks)
-        bonus = self.phase_bonus[x[:, SLICES["phase"]].argmax(axis=1)] if self.phase_bonus.any() else None
-        if self.columns is not None:
-            x = x[:, self.columns]
-        logits = first_layer(np.ascontiguousarray(x), choice, numbers, *self.first_layer)
+        bonus = self.phase_bonus[phase[rows]]
+        x = np.ascontiguousarray(x if self.columns is None else x[:, self.columns])
+        if self.hidden is not None:
+            return forward(x, rows, choice, numbers, bonus, *self.first_layer, *self.hidden)
+        choice = choice[rows] if len(choice) else choice
+        logits = first_layer(x[rows], choice, numbers[rows], *self.first_layer)
         for w, b in self.layers[1:]:
             logits = self.activation(logits) @ w.T + b
-        if bonus is not None:
+        if bonus.any():
             logits[np.arange(len(logits)), choice] += bonus
         return logits
 
@@ -250,57 +260,20 @@ class PPOAgent(Agent):
             if not self.trained_for[counts].all():
                 raise ValueError(f"checkpoint {self.source} was trained for {'/'.join(map(str, self.players))} players, "
                                  f"not the {int(counts[~np.isin(counts, self.players)][0])} of this game")
-        phase = observations[:, SLICES["phase"]].argmax(axis=1)
-        choice = (masks != 0).sum(axis=1) > 1
+        phase, legal = observations[:, SLICES["phase"]].argmax(axis=1), masks != 0
+        choice = legal.sum(axis=1) > 1
         mine = self.learned[phase] & choice  # a forced move needs no network (nor RuleAgent, which draws nothing for it)
-        actions = (masks != 0).argmax(axis=1)
-        if mine.any():
-            logits = np.where(masks[mine] != 0, self.logits(observations[mine], masks[mine]), -np.inf)
-            actions[mine] = logits.argmax(axis=1)
         rule = ~self.learned[phase] & choice
+        actions = legal.argmax(axis=1)
+        if mine.any():
+            x = np.asarray(observations, dtype=np.float32)
+            if rule.any():  # RuleAgent's draws for the network's rows, then for its own, as each alone would draw
+                rows = np.arange(np.count_nonzero(mine))
+                logits, legal_rows = self._logits(x[mine], masks[mine], rows, phase[mine]), legal[mine]
+            else:  # the other rows are forced: RuleAgent's pass skips them, the network reads only the rows it decides
+                rows = np.flatnonzero(mine)
+                logits, legal_rows = self._logits(x, masks, rows, phase), legal
+            actions[mine] = best_legal(logits, legal_rows, rows)
         if rule.any():
             actions[rule] = self.rule.act_batch(observations[rule], masks[rule])
         return actions
-
-
-@numba.njit(cache=True)
-def first_layer(observations: np.ndarray, choice: np.ndarray, numbers: np.ndarray, weight: np.ndarray,
-                bias: np.ndarray) -> np.ndarray:
-    """The first layer's outputs before the activation (float32 [k, m]) for inputs that are each row's observation
-    [k, n], then, where ``choice`` [k] is not empty, RuleAgent's choice as a one-hot over the actions, then its
-    ``numbers`` [k, f]: ``bias`` plus the rows of ``weight`` [inputs, m] (the layer's weights transposed) of each
-    row's nonzero inputs, times the input. A row's inputs are nearly all zeros (about 100 of 1,781 are not), so
-    this reads a few percent of the weights that a matrix product would."""
-    k, n = observations.shape
-    f, m = numbers.shape[1], weight.shape[1]
-    advice = len(choice) > 0
-    after = n + NUM_ACTIONS * advice  # where the numbers' weights start
-    index, value = np.empty(n + 1 + f, dtype=np.int64), np.empty(n + 1 + f, dtype=np.float32)
-    out = np.empty((k, m), dtype=np.float32)
-    for row in range(k):
-        nonzero = 0
-        for j in range(n):
-            if observations[row, j] != 0:
-                index[nonzero], value[nonzero] = j, observations[row, j]
-                nonzero += 1
-        if advice:
-            index[nonzero], value[nonzero] = n + choice[row], 1.0
-            nonzero += 1
-        for j in range(f):
-            if numbers[row, j] != 0:
-                index[nonzero], value[nonzero] = after + j, numbers[row, j]
-                nonzero += 1
-        acc = out[row]
-        acc[:] = bias
-        t = 0
-        while t + 4 <= nonzero:  # four inputs a pass over the outputs: a quarter of the loads and stores of acc
-            w0, w1, w2, w3 = weight[index[t]], weight[index[t + 1]], weight[index[t + 2]], weight[index[t + 3]]
-            v0, v1, v2, v3 = value[t], value[t + 1], value[t + 2], value[t + 3]
-            for c in range(m):
-                acc[c] += v0 * w0[c] + v1 * w1[c] + v2 * w2[c] + v3 * w3[c]
-            t += 4
-        for t in range(t, nonzero):
-            w0, v0 = weight[index[t]], value[t]
-            for c in range(m):
-                acc[c] += v0 * w0[c]
-    return out

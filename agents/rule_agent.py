@@ -51,7 +51,7 @@ class RuleAgent(Agent):
     def act_with_numbers(self, observations: np.ndarray, action_masks: np.ndarray,
                          numbers: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """``act_batch``'s actions and, computed in the same pass, RuleAgent's numbers for every action
-        (``rule_features.action_features``, float32 [k, FEATURES * NUM_ACTIONS]; an empty array without ``numbers``)."""
+        (``rule_features.action_features``, float32 [k, FEATURES * NUM_ACTIONS]; [k, 0] without ``numbers``)."""
         observations, masks = check_batch(observations, action_masks)
         observations, legal = np.ascontiguousarray(observations, dtype=np.float32), masks != 0
         out = np.zeros((len(observations), FEATURES, NUM_ACTIONS), dtype=np.float32) if numbers else NO_NUMBERS
@@ -66,7 +66,7 @@ class RuleAgent(Agent):
             decide_bids(observations, legal, actions, sampled, uniforms, bidding, mine, counts, LAYOUT)
             if numbers and bidding.size:
                 judge_bids(observations, legal, bidding, mine, counts, LAYOUT, out)
-        return actions, out.reshape(len(out), FEATURES * NUM_ACTIONS if numbers else 0)
+        return actions, out.reshape(len(observations), FEATURES * NUM_ACTIONS) if numbers else out.reshape(len(observations), 0)
 
 
 @numba.njit(cache=True)

@@ -7,7 +7,8 @@ Usage::
 
 Two measurements, each taken in turn by the reference code (``--reference``: a commit, exported with
 ``reference_tree``) and by this checkout, ``--turns`` times, each in a fresh process (numba compiled and
-loaded before the clock starts), numpy's BLAS on one thread as ``wizard`` runs it:
+loaded before the clock starts), numpy's BLAS on one thread as ``wizard`` runs it, both with the network of
+``--checkpoint`` (default: this checkout's shipped ``ppo``):
 
 - **values**: what a ``wizard train-values`` worker does when the network is the rollout policy:
   ``collect_values`` with the shipped ``ppo`` at every seat and in the rollouts (``--games`` games of
@@ -35,7 +36,7 @@ except ImportError:  # run as a script from benchmarks/
     from reference_tree import BEFORE_THROUGHPUT, reference_tree
 
 
-def measure(kind: str, players: int, games: int, seed: int) -> dict:
+def measure(kind: str, players: int, games: int, seed: int, checkpoint: str) -> dict:
     """One measurement in this process, with the code ``wizard_env`` resolves to."""
     import numpy as np
     from threadpoolctl import threadpool_limits
@@ -50,17 +51,19 @@ def measure(kind: str, players: int, games: int, seed: int) -> dict:
         from wizard_env.agents.ppo_agent import PPOAgent
         from wizard_env.training.rollout_values import collect_values
 
-        agent = PPOAgent.load(seed=np.random.default_rng([seed, 1]))
+        agent = PPOAgent.load(checkpoint, seed=np.random.default_rng([seed, 1]))
         collect_values(rules, 2, seed + 1, (0, 1, 2), 0.25, behaviour=agent, rollout=agent)  # compile and load
         cpu = time.process_time()
         samples = collect_values(rules, games, seed, (0, 1, 2), 0.25, behaviour=agent, rollout=agent)
         out.update(decisions=len(samples.advice), cpu_s=time.process_time() - cpu)
         out["per_s"] = out["decisions"] / out["cpu_s"]
         return out
+    from wizard_env.agents import pimc_agent
     from wizard_env.agents.pimc_agent import PIMCAgent
     from wizard_env.agents.rule_agent import RuleAgent
     from wizard_env.training.evaluate import play_games
 
+    pimc_agent.PRETRAINED = Path(checkpoint)  # the network of ``rollout=ppo``
     for rollout in ("rule", "ppo"):
         for count, timed in ((1, False), (games, True)):  # a first game compiles and loads
             agent = PIMCAgent(samples=16, rollout=rollout, seed=seed)
@@ -89,7 +92,7 @@ def run(kind: str, tree: Path | None, args: argparse.Namespace) -> dict:
         env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
     games = args.games if kind == "values" else args.pimc_games
     command = [sys.executable, __file__, "--measure", kind, "--players", str(args.players), "--games", str(games),
-               "--seed", str(args.seed)]
+               "--seed", str(args.seed), "--checkpoint", args.checkpoint]
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=Path(__file__).parent)
     if done.returncode:
         sys.exit(f"{kind} measurement failed:\n{done.stderr[-3000:]}")
@@ -113,13 +116,19 @@ def main() -> None:
     parser.add_argument("--pimc-games", type=int, default=4, help="games of the pimc measurement (played at once)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=("values", "pimc"), help="one of the two measurements")
+    parser.add_argument("--checkpoint", help="the network of both versions (default: this checkout's shipped ppo)")
     parser.add_argument("--measure", choices=("values", "pimc"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure(args.measure, args.players, args.games, args.seed)))
+        print(json.dumps(measure(args.measure, args.players, args.games, args.seed, args.checkpoint)))
         return
+    if args.checkpoint is None:
+        from wizard_env.agents.ppo_agent import PRETRAINED
+
+        args.checkpoint = str(PRETRAINED)
+    args.checkpoint = str(Path(args.checkpoint).resolve())
     tree = reference_tree(args.reference)
-    print(f"reference {args.reference} exported to {tree}; {args.players} players, seed {args.seed}")
+    print(f"reference {args.reference} exported to {tree}; {args.players} players, seed {args.seed}, network {args.checkpoint}")
     for kind in ("values", "pimc") if args.only is None else (args.only,):
         rows: dict[str, list[dict]] = {"old": [], "new": []}
         for turn in range(args.turns):

@@ -49,7 +49,7 @@ VALUE_PARTS = {
 #: With ``--agent ppo``: the network's parts, besides those above.
 NETWORK_PARTS = {
     "the network (PPOAgent.act_batch)": ("ppo_agent.py", "act_batch"),
-    "  its first layer (first_layer)": ("ppo_agent.py", "first_layer"),
+    "  its layers (ppo_network.forward)": ("ppo_network.py", "forward"),
     "  RuleAgent's choice and numbers (act_with_numbers)": ("rule_agent.py", "act_with_numbers"),
 }
 
