@@ -66,7 +66,7 @@ class RuleAgent(Agent):
             decide_bids(observations, legal, actions, sampled, uniforms, bidding, mine, counts, LAYOUT)
             if numbers and bidding.size:
                 judge_bids(observations, legal, bidding, mine, counts, LAYOUT, out)
-        return actions, out.reshape(len(observations), FEATURES * NUM_ACTIONS) if numbers else out.reshape(len(observations), 0)
+        return actions, out.reshape(len(observations), FEATURES * NUM_ACTIONS if numbers else 0)
 
 
 @numba.njit(cache=True)

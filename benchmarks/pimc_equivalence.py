@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from benchmarks.reference_tree import reference_tree
+    from benchmarks.reference_tree import network, reference_tree
 except ImportError:  # run as a script from benchmarks/
-    from reference_tree import reference_tree
+    from reference_tree import network, reference_tree
 
 
 def play(path: str, games: int, samples: int, rounds: str, seed: int, checkpoint: str) -> None:
@@ -84,10 +84,7 @@ def main() -> None:
     if args.play:
         play(args.play, args.games, args.samples, args.rounds, args.seed, args.checkpoint)
         return
-    if args.checkpoint is None:
-        from wizard_env.agents.ppo_agent import PRETRAINED
-
-        args.checkpoint = str(PRETRAINED)
+    args.checkpoint = network(args.checkpoint)
     tree = reference_tree(args.reference)
     print(f"reference {args.reference} ({tree}); {args.games} games of pimc:samples={args.samples}:rollout=ppo, seed {args.seed}, "
           f"rollouts by {args.checkpoint}")
@@ -99,7 +96,7 @@ def main() -> None:
                 env["PYTHONPATH"] = os.pathsep.join([str(where), *filter(None, [env.get("PYTHONPATH")])])
             path = str(Path(folder) / f"{'old' if where else 'new'}.npz")
             command = [sys.executable, __file__, "--play", path, "--games", str(args.games), "--samples", str(args.samples),
-                       "--rounds", args.rounds, "--seed", str(args.seed), "--checkpoint", str(Path(args.checkpoint).resolve())]
+                       "--rounds", args.rounds, "--seed", str(args.seed), "--checkpoint", args.checkpoint]
             subprocess.run(command, env=env, check=True, cwd=Path(__file__).parent)
             with np.load(path) as out:
                 results.append({name: out[name] for name in out.files})

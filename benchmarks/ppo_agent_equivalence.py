@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from benchmarks.reference_tree import BEFORE_THROUGHPUT, reference_tree
+    from benchmarks.reference_tree import BEFORE_THROUGHPUT, network, reference_tree
 except ImportError:  # run as a script from benchmarks/
-    from reference_tree import BEFORE_THROUGHPUT, reference_tree
+    from reference_tree import BEFORE_THROUGHPUT, network, reference_tree
 
 SEED = 5
 
@@ -86,11 +86,7 @@ def main() -> None:
                                                "so a checkout whose ppo is another file than the reference's compares like with like)")
     parser.add_argument("--decide", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.checkpoint is None:
-        from wizard_env.agents.ppo_agent import PRETRAINED
-
-        args.checkpoint = str(PRETRAINED)
-    args.checkpoint = str(Path(args.checkpoint).resolve())
+    args.checkpoint = network(args.checkpoint)
     if args.decide:
         decide(args.decide, args.checkpoint)
         return

@@ -49,3 +49,14 @@ def extract(sha: str, folder: Path, *paths: str) -> None:
 def git(*args: str) -> bytes:
     """The output of a git command run in this repository."""
     return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True).stdout
+
+
+def network(path: str | None) -> str:
+    """The network file that both versions of the code play, as an absolute path (their processes run elsewhere):
+    ``path``, or this checkout's shipped ``ppo`` (the ``--checkpoint`` default of the benchmarks that compare them,
+    so a checkout whose ``ppo`` is another file than the reference's still compares like with like)."""
+    if path is None:
+        from wizard_env.agents.ppo_agent import PRETRAINED
+
+        path = str(PRETRAINED)
+    return str(Path(path).resolve())

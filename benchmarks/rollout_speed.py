@@ -31,9 +31,9 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks.reference_tree import BEFORE_THROUGHPUT, reference_tree
+    from benchmarks.reference_tree import BEFORE_THROUGHPUT, network, reference_tree
 except ImportError:  # run as a script from benchmarks/
-    from reference_tree import BEFORE_THROUGHPUT, reference_tree
+    from reference_tree import BEFORE_THROUGHPUT, network, reference_tree
 
 
 def measure(kind: str, players: int, games: int, seed: int, checkpoint: str) -> dict:
@@ -122,11 +122,7 @@ def main() -> None:
     if args.measure:
         print(json.dumps(measure(args.measure, args.players, args.games, args.seed, args.checkpoint)))
         return
-    if args.checkpoint is None:
-        from wizard_env.agents.ppo_agent import PRETRAINED
-
-        args.checkpoint = str(PRETRAINED)
-    args.checkpoint = str(Path(args.checkpoint).resolve())
+    args.checkpoint = network(args.checkpoint)
     tree = reference_tree(args.reference)
     print(f"reference {args.reference} exported to {tree}; {args.players} players, seed {args.seed}, network {args.checkpoint}")
     for kind in ("values", "pimc") if args.only is None else (args.only,):

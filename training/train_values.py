@@ -123,13 +123,18 @@ class ValuesTrainer:
         """Where iteration ``iteration``'s agent is saved."""
         return self.out / "checkpoints" / f"iter-{iteration}.npz"
 
+    def before(self, iteration: int) -> str:
+        """The checkpoint of the agent that collects ``iteration``'s data and whose weights its fit starts from: the
+        previous iteration's, or for iteration 0 ``--start`` ("": RuleAgent collects, the fit starts fresh)."""
+        return str(self.checkpoint(iteration - 1)) if iteration else self.cfg.start
+
     def collect(self, iteration: int) -> tuple[list[Path], int]:
         """The chunk files of an iteration (those already there, then new ones until ``samples`` decisions) and
         the decisions they hold."""
         cfg = self.cfg
         folder = self.out / "data" / f"iter-{iteration}"
         folder.mkdir(parents=True, exist_ok=True)
-        checkpoint = str(self.checkpoint(iteration - 1)) if iteration else cfg.start  # "": RuleAgent
+        checkpoint = self.before(iteration)
         phases = LEARNED_PHASES[cfg.learn]
 
         def path(i: int) -> Path:
@@ -205,8 +210,8 @@ class ValuesTrainer:
         cfg = self.cfg
         torch.manual_seed(cfg.seed + iteration)
         net = rv.value_network(rv.input_width(cfg.features), cfg.hidden)
-        if iteration or cfg.start:
-            rv.set_network_weights(net, load_checkpoint(self.checkpoint(iteration - 1) if iteration else cfg.start)[1])
+        if self.before(iteration):
+            rv.set_network_weights(net, load_checkpoint(self.before(iteration))[1])
         try:
             samples, chunk = rv.load_samples(chunks)
         except ValueError as e:
