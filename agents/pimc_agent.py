@@ -19,7 +19,13 @@ worlds are drawn and ``samples`` of them kept, drawn by how likely the bids the 
 in each (``agents.inference``: RuleAgent's bid model at ``temperature``). Without it the agent is the
 uniform one, draw for draw.
 
-Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=8:rollout=ppo``, ``pimc:samples=16:infer=bids:over=4:temp=10``.
+With ``top=K`` (``pimc:top=4``) the network is the search's prior too: only the K legal actions that the shipped
+``ppo`` rates highest are played out (``rollouts.search_prior``; a decision with at most K legal actions searches
+them all), so a decision among 16 bids costs what one among K does. The prior is a ``PPOAgent`` of its own, so the
+rollouts draw what they would without it.
+
+Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=8:rollout=ppo``, ``pimc:samples=16:infer=bids:over=4:temp=10``,
+``pimc:samples=16:rollout=ppo:top=4``.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from wizard_env.engine.batch import WizardBatch
 from .base import Agent
 from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, BidInference
 from .ppo_agent import PRETRAINED, PPOAgent
-from .rollouts import search_values
+from .rollouts import search_prior, search_values
 from .rule_agent import RuleAgent
 
 DEFAULT_SAMPLES = 16
@@ -42,15 +48,15 @@ MAX_ROLLOUTS = 8192
 
 
 def parse_options(arg: str | None) -> dict:
-    """Keyword arguments of ``PIMCAgent`` from a spec's options, ``samples=N:rollout=rule|ppo:infer=bids:over=K:temp=T``;
-    ValueError naming a bad one."""
+    """Keyword arguments of ``PIMCAgent`` from a spec's options,
+    ``samples=N:rollout=rule|ppo:infer=bids:over=K:temp=T:top=K``; ValueError naming a bad one."""
     options: dict = {}
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
-        if key in ("samples", "over") and sep:
+        if key in ("samples", "over", "top") and sep:
             if not value.strip().isdigit() or int(value) < 1:
                 raise ValueError(f"agent spec 'pimc:{arg}': {key} must be a positive integer, not {value!r}")
-            options["samples" if key == "samples" else "oversample"] = int(value)
+            options[{"over": "oversample"}.get(key, key)] = int(value)
         elif key == "rollout" and sep:
             options["rollout"] = value
         elif key == "infer" and sep:
@@ -65,7 +71,7 @@ def parse_options(arg: str | None) -> dict:
             options["temperature"] = temperature
         else:
             raise ValueError(f"agent spec 'pimc:{arg}': unknown option {part!r} (options: samples=N, "
-                             f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, over=K, temp=T)")
+                             f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, over=K, temp=T, top=K)")
     if ("oversample" in options or "temperature" in options) and "infer" not in options:
         raise ValueError(f"agent spec 'pimc:{arg}': over= and temp= tune inference: add infer={'|'.join(INFERENCES)}")
     return options
@@ -78,9 +84,10 @@ class PIMCAgent(Agent):
 
     def __init__(self, samples: int = DEFAULT_SAMPLES, rollout: str = "rule",
                  seed: int | np.random.Generator | None = None, infer: str | None = None,
-                 oversample: int = DEFAULT_OVERSAMPLE, temperature: float = DEFAULT_TEMPERATURE):
-        if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, (int, np.integer)) or samples < 1:
-            raise ValueError(f"pimc: samples must be a positive integer, not {samples!r}")
+                 oversample: int = DEFAULT_OVERSAMPLE, temperature: float = DEFAULT_TEMPERATURE, top: int | None = None):
+        for name, value in (("samples", samples), ("top", 1 if top is None else top)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"pimc: {name} must be a positive integer, not {value!r}")
         if samples > MAX_ROLLOUTS:
             raise ValueError(f"pimc: samples must be at most {MAX_ROLLOUTS}, not {samples}")
         if rollout not in ROLLOUTS:
@@ -100,6 +107,9 @@ class PIMCAgent(Agent):
         self.rng = np.random.default_rng(seed)
         policy_seed = np.random.default_rng(self.rng.integers(2**63))
         self.policy = RuleAgent(seed=policy_seed) if rollout == "rule" else PPOAgent.load(PRETRAINED, seed=policy_seed)
+        #: How many legal actions the prior lets the search play out (None: all of them), and the prior.
+        self.top = None if top is None else int(top)
+        self.prior = None if top is None else PPOAgent.load(PRETRAINED, seed=policy_seed.spawn(1)[0])  # draws nothing
         #: Decisions made with a search (more than one legal action), for measuring time per decision.
         self.searched = 0
 
@@ -133,6 +143,10 @@ class PIMCAgent(Agent):
         return actions
 
     def _search(self, batch: WizardBatch, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The best action of each game: mean round score of its acting seat over the samples, per legal action."""
-        mean = search_values(batch, games, self.policy, self.rng, self.samples, self.inference)
+        """The best action of each game: mean round score of its acting seat over the samples, per legal action
+        (per action the prior keeps, with ``top``)."""
+        searched = None
+        if self.prior is not None:
+            searched = masks = search_prior(self.prior, batch.observe(games), masks, self.top)
+        mean = search_values(batch, games, self.policy, self.rng, self.samples, self.inference, searched)
         return np.where(masks != 0, mean, -np.inf).argmax(axis=1)  # ties: the lowest action id

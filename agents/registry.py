@@ -5,8 +5,9 @@ expert iteration; see its MODEL_CARD.md); ``ppo-v1`` (the agent shipped before i
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
 ``pimc`` (search on determinized rollouts, options
-``samples=N``, ``rollout=rule|ppo`` and ``infer=bids`` with ``over=K``, ``temp=T``: ``pimc:samples=32:rollout=ppo``,
-``pimc:samples=16:infer=bids``; it plays where the games are
+``samples=N``, ``rollout=rule|ppo``, ``infer=bids`` with ``over=K``, ``temp=T``, and ``top=K`` (search only the
+network's K best-rated actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``,
+``pimc:samples=16:rollout=ppo:top=4``; it plays where the games are
 at hand, as in ``wizard eval``). A ``ppo`` spec takes the option ``play=rule`` to
 hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
 since ``,`` separates the agents of ``--agents``).

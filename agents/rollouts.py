@@ -23,10 +23,11 @@ if TYPE_CHECKING:
     from .inference import BidInference
 
 
-def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.ndarray:
+def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, masks: np.ndarray | None = None) -> np.ndarray:
     """float32 [k, NUM_ACTIONS]: the acting seat's round score after each legal action of each game
-    (the round played out by ``rollout`` at every seat); NaN for illegal actions."""
-    masks = batch.legal_masks(games)
+    (the round played out by ``rollout`` at every seat); NaN for illegal actions. ``masks`` [k, NUM_ACTIONS]:
+    the actions to play out, some of the legal ones (default: all of them); NaN for the others."""
+    masks = batch.legal_masks(games) if masks is None else masks
     rows, actions = np.nonzero(masks)
     seats = batch.current[games][rows]
     sim = batch.copy_games(games, masks.sum(axis=1))
@@ -49,10 +50,12 @@ def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent) -> np.
 
 
 def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np.random.Generator, samples: int,
-                  inference: BidInference | None = None) -> np.ndarray:
+                  inference: BidInference | None = None, masks: np.ndarray | None = None) -> np.ndarray:
     """float64 [k, NUM_ACTIONS]: each legal action's mean round score for the acting seat of each of ``games`` over
     ``samples`` determinizations of what that seat sees (``determinize``: never the hidden cards themselves), each
-    played out by ``rollout``; NaN for illegal actions.
+    played out by ``rollout``; NaN for illegal actions. ``masks`` [k, NUM_ACTIONS]: the actions to search, some of
+    the legal ones (default: all of them; ``search_prior`` picks some); NaN for the others. The worlds drawn do not
+    depend on ``masks``.
 
     ``inference``: draw ``samples * inference.oversample`` worlds and keep ``samples`` of them, drawn by the
     likelihood of the bids seen (``agents.inference``); a world kept twice counts twice in the mean.
@@ -60,12 +63,30 @@ def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np
     seats = batch.current[games].astype(np.int64)
     if inference is None:
         worlds = determinize(batch, games, seats, rng, samples)  # game i's samples: rows i*s .. i*s + s - 1
-        values = rollout_values(worlds, worlds.all_games, rollout).reshape(len(games), samples, NUM_ACTIONS)
+        searched = None if masks is None else np.repeat(masks, samples, axis=0)
+        values = rollout_values(worlds, worlds.all_games, rollout, searched).reshape(len(games), samples, NUM_ACTIONS)
         return values.astype(np.float64).mean(axis=1)  # a sample's legal actions are the game's: NaN elsewhere
     group = samples * inference.oversample
     worlds = determinize(batch, games, seats, rng, group)
     rows, weights = inference.select(worlds, seats, samples, rng)
-    values = rollout_values(worlds, rows, rollout).astype(np.float64) * weights[:, None]
+    searched = None if masks is None else masks[rows // group]
+    values = rollout_values(worlds, rows, rollout, searched).astype(np.float64) * weights[:, None]
     mean = np.zeros((len(games), NUM_ACTIONS))
     np.add.at(mean, rows // group, values)  # NaN for the illegal actions, as every world of a game has them
     return mean
+
+
+def search_prior(prior: Agent, observations: np.ndarray, masks: np.ndarray, top: int,
+                 keep: np.ndarray | None = None) -> np.ndarray:
+    """bool [k, NUM_ACTIONS]: of each row's legal actions (``masks``), the ``top`` that ``prior`` (an agent with
+    ``logits``, such as ``PPOAgent``) rates highest (ties: the lower action id), and the action ``keep`` [k] of the
+    row where given: the actions a search with ``prior`` as its prior plays out. A row with at most ``top`` legal
+    actions keeps them all."""
+    legal = masks != 0
+    logits = np.where(legal, prior.logits(observations, masks), -np.inf)  # type: ignore[attr-defined]
+    order = np.argsort(-logits, axis=1, kind="stable")[:, :top]
+    chosen = np.zeros_like(legal)
+    np.put_along_axis(chosen, order, True, axis=1)
+    if keep is not None:
+        chosen[np.arange(len(chosen)), keep] = True
+    return chosen & legal

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from wizard_env.agents.pimc_agent import PIMCAgent
+from wizard_env.agents.ppo_agent import PRETRAINED, PPOAgent
 from wizard_env.agents.registry import make_agent
+from wizard_env.agents.rollouts import search_prior, search_values
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.determinize import determinize
@@ -21,10 +23,12 @@ def test_spec_options_build_the_agent():
     assert isinstance(agent, PIMCAgent) and agent.samples == 5 and agent.rollout == "rule"
     assert make_agent("pimc", 0).samples > 0
     assert make_agent("pimc:rollout=ppo:samples=2", 0).rollout == "ppo"
+    assert make_agent("pimc:top=3", 0).top == 3 and make_agent("pimc", 0).top is None
 
 
 @pytest.mark.parametrize("spec", ["pimc:samples=0", "pimc:samples=-1", "pimc:samples=x", "pimc:samples=",
-                                  "pimc:rollout=random", "pimc:depth=3", "pimc:samples"])
+                                  "pimc:rollout=random", "pimc:depth=3", "pimc:samples", "pimc:top=0",
+                                  "pimc:top=two"])
 def test_bad_options_are_refused(spec):
     with pytest.raises(ValueError, match="pimc"):
         make_agent(spec, 0)
@@ -96,3 +100,45 @@ def test_other_agents_are_still_called_with_observations():
     rules = Rules.make(4, 2)
     records = play_games(rules, [[PIMCAgent(samples=2, seed=0), Recorder(0), Recorder(1), Recorder(2)]], [3])
     assert Recorder.calls > 0 and records.totals.shape == (1, 4)
+
+
+class FixedPrior:
+    """A prior whose logits are given: action a of every row rates ``rating[a]``."""
+
+    def __init__(self, rating):
+        self.rating = np.asarray(rating, dtype=np.float32)
+
+    def logits(self, observations, masks):
+        return np.tile(self.rating, (len(observations), 1))
+
+
+def test_the_prior_keeps_its_top_legal_actions_and_the_one_asked_for():
+    masks = np.zeros((3, 79), dtype=bool)
+    masks[0, [3, 5, 7, 9]] = True
+    masks[1, [2, 5]] = True  # fewer legal actions than top: all kept
+    masks[2, [1, 4, 6, 8]] = True
+    rating = np.zeros(79)
+    rating[[9, 7, 1, 6, 4]] = [5, 4, 9, 9, 3]  # 1 and 6 tie: the lower id first
+    chosen = search_prior(FixedPrior(rating), np.zeros((3, 1)), masks, 2, keep=np.array([3, 2, 8]))
+    assert [np.flatnonzero(row).tolist() for row in chosen] == [[3, 7, 9], [2, 5], [1, 6, 8]]
+    assert not (chosen & ~masks).any()
+
+
+def test_search_with_a_prior_plays_out_only_the_kept_actions_with_the_same_worlds():
+    batch = positions(Rules.make(4, [3, 4]), 12, seed=3)  # no one-card round: RuleAgent's rollouts draw nothing
+    games, masks = np.arange(12), batch.legal_masks()
+    kept = masks.astype(bool) & (np.random.default_rng(0).random(masks.shape) < 0.5)
+    kept[games, masks.argmax(axis=1)] = True
+    full = search_values(batch, games, RuleAgent(0), np.random.default_rng(9), 3)
+    pruned = search_values(batch, games, RuleAgent(0), np.random.default_rng(9), 3, masks=kept)
+    np.testing.assert_array_equal(np.isfinite(pruned), kept)
+    np.testing.assert_array_equal(pruned[kept], full[kept])
+
+
+def test_top_one_plays_the_prior_and_top_past_every_option_changes_nothing():
+    batch = positions(Rules.make(4, 5), 10, seed=4)
+    games = np.arange(10)
+    network = PPOAgent.load(PRETRAINED, seed=0).act_batch(batch.observe(), batch.legal_masks())
+    np.testing.assert_array_equal(PIMCAgent(samples=2, seed=1, top=1).act_games(batch, games), network)
+    np.testing.assert_array_equal(PIMCAgent(samples=3, seed=1, top=79).act_games(batch, games),
+                                  PIMCAgent(samples=3, seed=1).act_games(batch, games))

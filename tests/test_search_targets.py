@@ -49,7 +49,8 @@ def test_search_targets_are_search_values_of_the_decisions_played_from_the_seeds
     seen = []
     real = rv.search_values
 
-    def spy(batch, games, rollout, rng, samples):
+    def spy(batch, games, rollout, rng, samples, masks=None):
+        assert masks is None  # every legal action searched
         seen.append((batch.copy_games(games), copy.deepcopy(rollout)))
         return real(batch, games, rollout, rng, samples)
 
@@ -154,6 +155,8 @@ def test_a_run_saved_before_search_targets_resumes_with_the_default_targets(tmp_
     ({"targets": "mcts"}, "--targets must be one of rollout, search"),
     ({"search_samples": 0}, "--search-samples"),
     ({"targets": "rollout", "search_samples": 4}, "--search-samples applies to --targets search only"),
+    ({"targets": "rollout", "search_samples": 8, "search_top": 4}, "--search-top applies to --targets search only"),
+    ({"search_top": -1}, "--search-top"),
 ])
 def test_impossible_search_settings_are_named(change, message):
     with pytest.raises(ValueError, match=message):

@@ -23,14 +23,15 @@ of N whole scores need not be whole: the compact samples keep such values as flo
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.checkpoint import weight_names
-from wizard_env.agents.ppo_agent import LEARNED_PHASES, one_hot
-from wizard_env.agents.rollouts import rollout_values, search_values
+from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent, one_hot
+from wizard_env.agents.rollouts import rollout_values, search_prior, search_values
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.agents.rule_features import FEATURES, action_features
 from wizard_env.engine.actions import NUM_ACTIONS, Phase
@@ -47,14 +48,19 @@ if TYPE_CHECKING:
 
 
 def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...], share: float = 1.0,
-                   behaviour: Agent | None = None, rollout: Agent | None = None, search_samples: int = 0) -> ValueSamples:
+                   behaviour: Agent | None = None, rollout: Agent | None = None, search_samples: int = 0,
+                   search_top: int = 0) -> ValueSamples:
     """Action values of the decisions in ``phases`` that have a choice, in ``games`` games played by ``behaviour``
     (default RuleAgent) at every seat; each such decision is kept with probability ``share``. The values are each
     action's round score in the true deal, the round played out by ``rollout`` (default RuleAgent), or with
     ``search_samples`` N > 0 its mean over N redrawn deals (``search_values``), drawn from a Generator of its own
-    seeded by ``seed`` (the draws that keep decisions stay as they are). ValueError for a negative ``search_samples``."""
-    if isinstance(search_samples, (bool, np.bool_)) or not isinstance(search_samples, (int, np.integer)) or search_samples < 0:
-        raise ValueError(f"search_samples must be a non-negative integer, not {search_samples!r}")
+    seeded by ``seed`` (the draws that keep decisions stay as they are). ``search_top`` K > 0 (with ``search_samples``
+    and a ``PPOAgent`` as ``rollout``): only the K legal actions that ``rollout`` rates highest, and RuleAgent's choice,
+    are played out (``search_prior``); the others' values are NaN. ValueError for a negative ``search_samples`` or
+    ``search_top``."""
+    for name, value in (("search_samples", search_samples), ("search_top", search_top)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
     rng = np.random.default_rng([seed, 2])
     search_rng = np.random.default_rng([seed, SEARCH_STREAM])
     rule = RuleAgent(seed=np.random.default_rng([seed, 1]))
@@ -62,6 +68,10 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     rollout = rule if rollout is None else rollout
     learned = np.zeros(len(Phase), dtype=bool)
     learned[list(phases)] = True
+    prior = None  # the network that prunes the search: ``rollout`` with a RuleAgent of its own, so the rollouts draw as without it
+    if search_samples and search_top and isinstance(rollout, PPOAgent):
+        prior = copy.copy(rollout)
+        prior.rule = RuleAgent(seed=np.random.default_rng([seed, PRIOR_STREAM]))
     batch = WizardBatch(rules, games, seed=seed, autoreset=False)
     parts = []
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
@@ -71,7 +81,8 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
         keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share)
         if keep.any():
             if search_samples:
-                values = search_values(batch, live[keep], rollout, search_rng, int(search_samples))
+                searched = None if prior is None else search_prior(prior, o[keep], m[keep], int(search_top), keep=hint[keep])
+                values = search_values(batch, live[keep], rollout, search_rng, int(search_samples), masks=searched)
             else:
                 values = rollout_values(batch, live[keep], rollout)
             parts.append(ValueSamples.of(o[keep], m[keep], values, hint[keep]))
@@ -82,8 +93,8 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
 
 
 #: The stream of ``collect_values``' seed that search targets draw their deals from (1: RuleAgent, 2: which decisions
-#: are kept, 3: the trainer's agent).
-SEARCH_STREAM = 5
+#: are kept, 3: the trainer's agent), and the one of the prior's RuleAgent (``search_top``).
+SEARCH_STREAM, PRIOR_STREAM = 5, 6
 
 #: Rollout values are round scores; the network fits them in tens of points.
 VALUE_SCALE = 0.1
@@ -155,15 +166,16 @@ def _inputs(part: ValueSamples, features: bool) -> np.ndarray:
 
 
 def _choices(net, part: ValueSamples, bonus: np.ndarray, features: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The network's best legal action for each decision of ``part`` (RuleAgent's choice getting the ``bonus`` of its
-    phase), and the phase of each."""
+    """The network's best legal action with a value for each decision of ``part`` (RuleAgent's choice getting the
+    ``bonus`` of its phase; every legal action has one but those a search with a prior did not play out), and the
+    phase of each."""
     import torch
 
     x = _inputs(part, features)
     phase = x[:, SLICES["phase"]].argmax(axis=1)
     with torch.no_grad():
         values = net(torch.as_tensor(x)).numpy() + bonus[phase][:, None] * x[:, OBS_SIZE:OBS_SIZE + NUM_ACTIONS]
-    return np.where(part.masks, values, -np.inf).argmax(axis=1), phase
+    return np.where(np.isfinite(part.values), values, -np.inf).argmax(axis=1), phase
 
 
 def chosen_actions(net, samples: ValueSamples | ChunkSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False,
@@ -213,8 +225,9 @@ def fit(net, samples: ValueSamples | ChunkSamples, train: np.ndarray, epochs: in
     for _ in range(epochs):
         loss_sum, count = 0.0, 0
         for part in minibatches(samples, epoch_order(rng, train, len(samples), window), batch_size):
-            target = np.nan_to_num(part.values * VALUE_SCALE)
-            legal = torch.as_tensor(part.masks)
+            values = part.values
+            target = np.nan_to_num(values * VALUE_SCALE)
+            legal = torch.as_tensor(np.isfinite(values))  # the legal actions that have a value (all but those not searched)
             error = centred(net(torch.as_tensor(_inputs(part, features))), legal) - centred(torch.as_tensor(target), legal)
             loss = (error ** 2).sum(dim=1).div(legal.sum(dim=1)).mean()
             optimizer.zero_grad()

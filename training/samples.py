@@ -8,7 +8,8 @@ An observation (``engine.observation``) is 1,544 float32 columns, nearly all of 
 - ``obs_wide``: the numerators of the columns only the rules bound (round, number of rounds, scores), int32;
 - ``legal``: the action mask, bit-packed;
 - ``legal_values``: the values of the legal actions only, row after row: int16 where every value is a whole
-  number (round scores are), float32 otherwise;
+  number (round scores are), float32 otherwise, NaN for an action that a search with a prior did not play out
+  (``collect_values(..., search_top=K)``);
 - ``advice``: RuleAgent's action, uint8.
 
 A column's float32 is its numerator times its field's scale, computed as the encoder computes it (in float64,
@@ -237,7 +238,7 @@ class ValueSamples:
 
     @property
     def values(self) -> np.ndarray:
-        """float32 [N, NUM_ACTIONS]: each legal action's value, NaN elsewhere."""
+        """float32 [N, NUM_ACTIONS]: each legal action's value, NaN elsewhere (and for a legal action not searched)."""
         out = np.full((len(self), NUM_ACTIONS), np.nan, dtype=np.float32)
         out[self.masks] = self.legal_values
         return out
@@ -330,8 +331,12 @@ def _chunk_problem(arrays: dict[str, np.ndarray]) -> str | None:
         return f"its 'legal_values' array has shape {arrays['legal_values'].shape}, expected ({masks.sum()},) (one per legal action)"
     if not (arrays["advice"] < NUM_ACTIONS).all() or not masks[np.arange(n), np.minimum(arrays["advice"], NUM_ACTIONS - 1)].all():
         return "its 'advice' holds actions that are not legal in their decision"
-    if not np.isfinite(arrays["legal_values"]).all():
-        return "it holds values of legal actions that are not finite"
+    values = arrays["legal_values"]
+    if np.isinf(values).any():
+        return "it holds values of legal actions that are infinite"
+    rank = np.cumsum(masks, axis=1)[np.arange(n), arrays["advice"]] - 1  # NaN: an action a search with a prior did not
+    if np.isnan(values[np.cumsum(masks.sum(axis=1)) - masks.sum(axis=1) + rank]).any():  # play out, never RuleAgent's
+        return "it holds a decision where RuleAgent's choice has no value (NaN)"
     return None
 
 

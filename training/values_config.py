@@ -37,6 +37,7 @@ class ValuesConfig:
     share: float = 0.25  #: share of the decisions with a choice that get action values
     targets: str = "rollout"  #: the action values: rollout (each action's round score in the true deal, played out once by the current agent) or search (its mean over --search-samples deals redrawn from what the player sees)
     search_samples: int = 8  #: with --targets search: deals redrawn per decision, each action played out in every one
+    search_top: int = 0  #: with --targets search: play out only the K legal actions the previous iteration's network rates highest, and RuleAgent's choice (0: every legal action; iteration 0 of a run without --start searches every one)
     workers: int = 2  #: processes collecting data
     margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
     play_margin: float | None = None  #: the margin of card play alone (default: --margin)
@@ -58,7 +59,7 @@ class ValuesConfig:
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
     "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
-    "torch_threads": (1, 256), "search_samples": (1, None),
+    "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None),
 }
 ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
@@ -74,7 +75,7 @@ TARGETS = ("rollout", "search")
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
-                  "search_samples": 8, "start": ""}
+                  "search_samples": 8, "start": "", "search_top": 0}
 
 
 def check_config(cfg: ValuesConfig) -> None:
@@ -91,6 +92,8 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError(f"--targets must be one of {', '.join(TARGETS)}, not {short_repr(cfg.targets)}")
     if cfg.targets != "search" and cfg.search_samples != ValuesConfig.search_samples:
         raise ValueError("--search-samples applies to --targets search only")
+    if cfg.targets != "search" and cfg.search_top:
+        raise ValueError("--search-top applies to --targets search only")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
     if cfg.play_margin is not None:
         check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())

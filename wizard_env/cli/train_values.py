@@ -4,6 +4,7 @@
     wizard train-values --out runs/values --resume       # continue: finished data chunks and iterations are kept
     wizard train-values --out runs/values --backend ray --address auto --workers 32   # collect on a Ray cluster
     wizard train-values --out runs/search --targets search --search-samples 8        # values from search (expert iteration)
+    wizard train-values --out runs/search --targets search --search-samples 8 --search-top 4 --start ...   # the network prunes
     wizard train-values --out runs/exit --targets search --start agents/pretrained/wizard-v1.npz --hidden 512,256 --features
                                                      # expert iteration from the shipped network
 
@@ -46,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
-                                         "eval_deals", "torch_threads", "search_samples"), ("share", "margin", "learning_rate"))
+                                         "eval_deals", "torch_threads", "search_samples", "search_top"),
+                       ("share", "margin", "learning_rate"))
     parser.add_argument("--targets", choices=TARGETS, default=d.targets, help=f"{docs['targets']} (default {d.targets})")
     parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
                         help=f"{docs['play_margin']}")
