@@ -18,6 +18,7 @@ from wizard_env.cli.main import main
 from wizard_env.training import recipe as recipes
 from wizard_env.training.recipe_run import DONE, run_recipe
 from wizard_env.training.rollout_values import VALUE_SCALE
+from wizard_env.training.values_config import LATER_DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -213,7 +214,7 @@ def test_the_v2_recipe_states_the_settings_the_shipped_ppo_was_trained_with():
     assert [s.kind for s in recipe.steps] == ["train-values", "eval-suite", "publish"]
     (cfg,) = recipe.step("data").values_stages()
     shipped = load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v2.npz")[0]
-    trained = dict(shipped["train"])
+    trained = {**LATER_DEFAULTS, **shipped["train"]}  # settings added since, at the value the run had
     assert Path(cfg.start) == (ROOT / trained.pop("start")).resolve() == (ROOT / "agents" / "pretrained" / "wizard-v1.npz").resolve()
     assert trained.pop("method") == "rollout-values" and shipped["iteration"] == cfg.iterations - 1
     assert {k: v for k, v in dataclasses.asdict(cfg).items() if k != "start"} == trained
