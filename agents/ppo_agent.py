@@ -16,7 +16,10 @@ the observation, RuleAgent's choice for the same decision as a one-hot over the 
 RuleAgent is its own, seeded with the agent's seed. A config's ``advice_bonus`` (default 0) is added
 to the logit of RuleAgent's choice: a policy of action values (``wizard train-values``) then departs
 from RuleAgent only where it expects to gain more than that. It is one number for every phase, or one
-per group of phases as ``--learn`` names them, ``{"bid": x, "play": y}`` (``bid``: trump and bids).
+per group of phases as ``--learn`` names them, ``{"bid": x, "play": y}`` (``bid``: trump and bids). A network of
+``wizard train-values`` outputs action values in points times ``VALUE_UNIT``, so its bonus is a margin in points
+times ``VALUE_UNIT``: the points a departure from RuleAgent's choice must promise. ``load(..., margins=...)`` (the
+spec options ``margin=X`` and ``play-margin=Y``) plays such a network with other margins than its checkpoint's.
 
 The config records ``obs_version``, the observation layout the policy was trained on (a checkpoint
 without it predates the field and is version 0). An older version is read through
@@ -49,6 +52,9 @@ from .rule_agent import RuleAgent
 from .rule_features import FEATURES, action_features
 
 FORMAT = "wizard-ppo/1"
+#: A ``wizard train-values`` network's logits are action values in points times this; its advice bonus is a margin in
+#: points times this.
+VALUE_UNIT = 0.1
 #: The phases each ``learn`` mode decides with the network; RuleAgent decides the others.
 LEARNED_PHASES: dict[str, tuple[int, ...]] = {
     "both": (int(Phase.TRUMP), int(Phase.BID), int(Phase.PLAY)),
@@ -173,6 +179,22 @@ def phase_bonus(bonus: object, advice: bool, source: str) -> np.ndarray:
     return out
 
 
+def with_margins(config: Mapping, margins: Mapping[str, float], source: str) -> dict:
+    """``config`` playing with the margins (points) of ``margins``, ``{"bid": x, "play": y}`` or one of them (the
+    other phase keeps the checkpoint's); ValueError naming ``source`` unless it is a network of action values
+    (``wizard train-values``) with advice, or for a margin that is not a finite number >= 0."""
+    train = config.get("train")
+    if not config.get("advice") or not isinstance(train, dict) or train.get("method") != "rollout-values":
+        raise ValueError(f"checkpoint {source}: margins apply to networks of wizard train-values (action values with "
+                         f"RuleAgent's advice), not to this one")
+    for phase, value in margins.items():
+        if phase not in ("bid", "play") or isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            raise ValueError(f"a margin is a finite number of points >= 0 for 'bid' or 'play', not {phase!r}: {short_repr(value)}")
+    bonus = phase_bonus(config.get("advice_bonus", 0.0), True, source)
+    parts = {"bid": float(bonus[int(Phase.BID)]), "play": float(bonus[int(Phase.PLAY)])}
+    return {**config, "advice_bonus": parts | {phase: value * VALUE_UNIT for phase, value in margins.items()}}
+
+
 class PPOAgent(Agent):
     """Plays the argmax of a trained policy's masked logits; RuleAgent plays the phases it did not learn."""
 
@@ -218,10 +240,13 @@ class PPOAgent(Agent):
 
     @classmethod
     def load(cls, path: str | os.PathLike = PRETRAINED, seed: int | np.random.Generator | None = None,
-             play: str = "net") -> "PPOAgent":
-        """The agent stored in checkpoint ``path`` (default: the shipped one), or in a run folder's latest checkpoint."""
+             play: str = "net", margins: Mapping[str, float] | None = None) -> "PPOAgent":
+        """The agent stored in checkpoint ``path`` (default: the shipped one), or in a run folder's latest checkpoint;
+        ``margins``: play with these margins in points (``with_margins``) instead of the checkpoint's."""
         path = checkpoint_file(path)
         config, weights = load_checkpoint(path)
+        if margins:
+            config = with_margins(config, margins, str(path))
         return cls(config, weights, seed, source=str(path), play=play)
 
     def logits(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:

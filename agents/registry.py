@@ -10,7 +10,9 @@ network's K best-rated actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples
 ``pimc:samples=16:rollout=ppo:top=4``; it plays where the games are
 at hand, as in ``wizard eval``). A ``ppo`` spec takes the option ``play=rule`` to
 hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
-since ``,`` separates the agents of ``--agents``).
+since ``,`` separates the agents of ``--agents``); and for a network of ``wizard train-values`` ``margin=X`` (points a
+departure from RuleAgent's choice must promise, every phase) and ``play-margin=Y`` (card play alone) to play it with
+other margins than its checkpoint's: ``ppo:margin=0`` is the shipped network with no margin.
 """
 
 from __future__ import annotations
@@ -42,9 +44,10 @@ def _without_argument(cls: type[RandomAgent] | type[RuleAgent]) -> Factory:
     return build
 
 
-def _ppo_options(arg: str | None, default: Path) -> tuple[Path | str, str]:
-    """(checkpoint, play) from ``PATH``, ``play=rule`` or ``PATH:play=rule`` (no argument: ``default``, played by the net)."""
-    path, play = None, "net"
+def _ppo_options(arg: str | None, default: Path) -> tuple[Path | str, str, dict[str, float]]:
+    """(checkpoint, play, margins) from ``PATH``, ``play=rule``, ``margin=X``, ``play-margin=Y`` joined by ``:`` (no
+    argument: ``default``, played by the net with its checkpoint's margins)."""
+    path, play, margins = None, "net", {}
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
         if not sep:
@@ -53,15 +56,24 @@ def _ppo_options(arg: str | None, default: Path) -> tuple[Path | str, str]:
             path = part
         elif key == "play" and value in PLAY_MODES:
             play = value
+        elif key in ("margin", "play-margin"):
+            try:
+                points = float(value)
+            except ValueError:
+                points = np.nan
+            if not 0 <= points < np.inf:
+                raise ValueError(f"agent spec 'ppo:{arg}': {key} must be a number of points >= 0, not {value!r}")
+            margins.update({"bid": points, "play": margins.get("play", points)} if key == "margin" else {"play": points})
         else:
-            raise ValueError(f"agent spec 'ppo:{arg}': unknown option {part!r} (options: play={'|'.join(PLAY_MODES)})")
-    return (default if path is None else path), play
+            raise ValueError(f"agent spec 'ppo:{arg}': unknown option {part!r} (options: play={'|'.join(PLAY_MODES)}, "
+                             f"margin=X, play-margin=Y)")
+    return (default if path is None else path), play, margins
 
 
 def _ppo_from(default: Path) -> Factory:
     def build(arg: str | None, seed: Seed) -> Agent:
-        path, play = _ppo_options(arg, default)
-        return PPOAgent.load(path, seed=seed, play=play)
+        path, play, margins = _ppo_options(arg, default)
+        return PPOAgent.load(path, seed=seed, play=play, margins=margins)
 
     return build
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wizard_env.agents.ppo_agent import FORMAT, PRETRAINED, PRETRAINED_BID, PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.agents.ppo_agent import (FORMAT, PRETRAINED, PRETRAINED_BID, VALUE_UNIT, PPOAgent, load_checkpoint,
+                                         save_checkpoint)
 from wizard_env.agents.registry import make_agent
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.actions import Phase
@@ -151,10 +152,30 @@ def test_play_rule_hands_card_play_to_rule_agent_and_keeps_the_learned_bids(tmp_
     assert not np.array_equal(ruled[play], net[play])
 
 
-@pytest.mark.parametrize("spec", ["ppo:x.npz:y.npz", "ppo:play=human", "ppo:speed=2"])
+@pytest.mark.parametrize("spec", ["ppo:x.npz:y.npz", "ppo:play=human", "ppo:speed=2", "ppo:margin=-1", "ppo:margin=x",
+                                  "ppo:play-margin=nan", "ppo:margin=inf"])
 def test_bad_ppo_options_are_named(spec):
     with pytest.raises(ValueError, match="ppo:"):
         make_agent(spec)
+
+
+def test_margins_in_points_replace_the_checkpoints_by_phase():
+    shipped = make_agent("ppo", 0).phase_bonus
+    phases = [int(Phase.TRUMP), int(Phase.BID), int(Phase.PLAY)]
+    for spec, points in [("ppo:margin=2", (2, 2, 2)), ("ppo:margin=2:play-margin=0.5", (2, 2, 0.5)),
+                         ("ppo:play-margin=0.5:margin=2", (2, 2, 0.5))]:
+        assert make_agent(spec, 0).phase_bonus[phases] == pytest.approx(np.array(points) * VALUE_UNIT), spec
+    assert make_agent("ppo:play-margin=0", 0).phase_bonus[phases] == pytest.approx([*shipped[phases[:2]], 0])
+    with pytest.raises(ValueError, match="margins apply to networks of wizard train-values"):
+        make_agent("ppo-bid:margin=1")
+
+
+def test_a_margin_past_every_gain_plays_rule_agent_and_a_smaller_one_departs_more():
+    obs, masks = positions(600)
+    rule = RuleAgent(seed=3).act_batch(obs, masks)
+    assert np.array_equal(make_agent("ppo:margin=100000", seed=3).act_batch(obs, masks), rule)
+    departures = [(make_agent(spec, seed=3).act_batch(obs, masks) != rule).sum() for spec in ("ppo:margin=0", "ppo")]
+    assert departures[0] > departures[1] > 0
 
 
 def test_a_policy_with_advice_reads_rule_agents_choice_after_the_observation():

@@ -30,7 +30,7 @@ import numpy as np
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.checkpoint import weight_names
-from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent, one_hot
+from wizard_env.agents.ppo_agent import LEARNED_PHASES, VALUE_UNIT, PPOAgent, one_hot
 from wizard_env.agents.rollouts import rollout_values, search_prior, search_values
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.agents.rule_features import FEATURES, action_features
@@ -96,8 +96,8 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
 #: are kept, 3: the trainer's agent), and the one of the prior's RuleAgent (``search_top``).
 SEARCH_STREAM, PRIOR_STREAM = 5, 6
 
-#: Rollout values are round scores; the network fits them in tens of points.
-VALUE_SCALE = 0.1
+#: Rollout values are round scores; the network fits them in tens of points (``PPOAgent`` plays them so).
+VALUE_SCALE = VALUE_UNIT
 
 
 def centred(x: "torch.Tensor", legal: "torch.Tensor") -> "torch.Tensor":
