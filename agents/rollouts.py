@@ -23,13 +23,29 @@ if TYPE_CHECKING:
     from .inference import BidInference
 
 
-def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, masks: np.ndarray | None = None) -> np.ndarray:
+def seated_actions(agent: Agent, others: Agent | None, theirs: np.ndarray | None, observations: np.ndarray,
+                   masks: np.ndarray) -> np.ndarray:
+    """Each row's action: by ``others`` where ``theirs`` [k] (bool) marks the row's seat as one of theirs, else by
+    ``agent`` (``others`` None: ``agent`` plays every row, in one call)."""
+    if others is None or theirs is None or not theirs.any():
+        return agent.act_batch(observations, masks)
+    actions, mine = np.empty(len(observations), dtype=np.int64), ~theirs
+    if mine.any():
+        actions[mine] = agent.act_batch(observations[mine], masks[mine])
+    actions[theirs] = others.act_batch(observations[theirs], masks[theirs])
+    return actions
+
+
+def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, masks: np.ndarray | None = None,
+                   others: Agent | None = None, theirs: np.ndarray | None = None) -> np.ndarray:
     """float32 [k, NUM_ACTIONS]: the acting seat's round score after each legal action of each game
     (the round played out by ``rollout`` at every seat); NaN for illegal actions. ``masks`` [k, NUM_ACTIONS]:
-    the actions to play out, some of the legal ones (default: all of them); NaN for the others."""
+    the actions to play out, some of the legal ones (default: all of them); NaN for the others. ``others`` plays
+    the seats that ``theirs`` [k, seats] (bool) marks in each game instead (a table of RuleAgents, say)."""
     masks = batch.legal_masks(games) if masks is None else masks
     rows, actions = np.nonzero(masks)
     seats = batch.current[games][rows]
+    seated = None if others is None or theirs is None else theirs[rows]  # by copy
     sim = batch.copy_games(games, masks.sum(axis=1))
     scores = np.full(len(rows), np.nan, dtype=np.float32)
     live = sim.all_games
@@ -41,7 +57,8 @@ def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, masks:
         if not live.size:
             break
         try:  # checked: an agent's illegal action would otherwise corrupt the copies' state
-            sim.step(rollout.act_batch(sim.observe(live), sim.legal_masks(live)), live)
+            theirs_now = None if seated is None else seated[live, sim.current[live]]
+            sim.step(seated_actions(rollout, others, theirs_now, sim.observe(live), sim.legal_masks(live)), live)
         except IllegalActionError as error:
             raise IllegalActionError(f"rollout agent {rollout.name!r}: {error}") from None
     values = np.full((len(games), NUM_ACTIONS), np.nan, dtype=np.float32)
@@ -50,12 +67,14 @@ def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, masks:
 
 
 def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np.random.Generator, samples: int,
-                  inference: BidInference | None = None, masks: np.ndarray | None = None) -> np.ndarray:
+                  inference: BidInference | None = None, masks: np.ndarray | None = None, others: Agent | None = None,
+                  theirs: np.ndarray | None = None) -> np.ndarray:
     """float64 [k, NUM_ACTIONS]: each legal action's mean round score for the acting seat of each of ``games`` over
     ``samples`` determinizations of what that seat sees (``determinize``: never the hidden cards themselves), each
     played out by ``rollout``; NaN for illegal actions. ``masks`` [k, NUM_ACTIONS]: the actions to search, some of
     the legal ones (default: all of them; ``search_prior`` picks some); NaN for the others. The worlds drawn do not
-    depend on ``masks``.
+    depend on ``masks``. ``others`` and ``theirs``: who plays which seats in the rollouts, as ``rollout_values`` takes
+    them.
 
     ``inference``: draw ``samples * inference.oversample`` worlds and keep ``samples`` of them, drawn by the
     likelihood of the bids seen (``agents.inference``); a world kept twice counts twice in the mean.
@@ -64,13 +83,16 @@ def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np
     if inference is None:
         worlds = determinize(batch, games, seats, rng, samples)  # game i's samples: rows i*s .. i*s + s - 1
         searched = None if masks is None else np.repeat(masks, samples, axis=0)
-        values = rollout_values(worlds, worlds.all_games, rollout, searched).reshape(len(games), samples, NUM_ACTIONS)
+        seated = None if theirs is None else np.repeat(theirs, samples, axis=0)
+        values = rollout_values(worlds, worlds.all_games, rollout, searched, others, seated)
+        values = values.reshape(len(games), samples, NUM_ACTIONS)
         return values.astype(np.float64).mean(axis=1)  # a sample's legal actions are the game's: NaN elsewhere
     group = samples * inference.oversample
     worlds = determinize(batch, games, seats, rng, group)
     rows, weights = inference.select(worlds, seats, samples, rng)
     searched = None if masks is None else masks[rows // group]
-    values = rollout_values(worlds, rows, rollout, searched).astype(np.float64) * weights[:, None]
+    seated = None if theirs is None else theirs[rows // group]
+    values = rollout_values(worlds, rows, rollout, searched, others, seated).astype(np.float64) * weights[:, None]
     mean = np.zeros((len(games), NUM_ACTIONS))
     np.add.at(mean, rows // group, values)  # NaN for the illegal actions, as every world of a game has them
     return mean

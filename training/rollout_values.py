@@ -49,18 +49,24 @@ if TYPE_CHECKING:
 
 def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...], share: float = 1.0,
                    behaviour: Agent | None = None, rollout: Agent | None = None, search_samples: int = 0,
-                   search_top: int = 0) -> ValueSamples:
+                   search_top: int = 0, rule_tables: float = 0.0) -> ValueSamples:
     """Action values of the decisions in ``phases`` that have a choice, in ``games`` games played by ``behaviour``
     (default RuleAgent) at every seat; each such decision is kept with probability ``share``. The values are each
     action's round score in the true deal, the round played out by ``rollout`` (default RuleAgent), or with
     ``search_samples`` N > 0 its mean over N redrawn deals (``search_values``), drawn from a Generator of its own
     seeded by ``seed`` (the draws that keep decisions stay as they are). ``search_top`` K > 0 (with ``search_samples``
     and a ``PPOAgent`` as ``rollout``): only the K legal actions that ``rollout`` rates highest, and RuleAgent's choice,
-    are played out (``search_prior``); the others' values are NaN. ValueError for a negative ``search_samples`` or
-    ``search_top``."""
+    are played out (``search_prior``); the others' values are NaN.
+
+    ``rule_tables``: the share of the games (drawn from a stream of the seed) played at a table of RuleAgents: one seat
+    (game g's seat g mod the players) is ``behaviour``'s, and only its decisions are kept; the others are RuleAgent's
+    there and in the rollouts, so the values are those of playing against RuleAgents. ValueError for a negative
+    ``search_samples`` or ``search_top``, or a ``rule_tables`` outside 0..1."""
     for name, value in (("search_samples", search_samples), ("search_top", search_top)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
+    if isinstance(rule_tables, (bool, np.bool_)) or not isinstance(rule_tables, (int, float)) or not 0 <= rule_tables <= 1:
+        raise ValueError(f"rule_tables must be a share from 0 to 1, not {rule_tables!r}")
     rng = np.random.default_rng([seed, 2])
     search_rng = np.random.default_rng([seed, SEARCH_STREAM])
     rule = RuleAgent(seed=np.random.default_rng([seed, 1]))
@@ -72,19 +78,24 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     if search_samples and search_top and isinstance(rollout, PPOAgent):
         prior = copy.copy(rollout)
         prior.rule = RuleAgent(seed=np.random.default_rng([seed, PRIOR_STREAM]))
+    theirs, others = rule_seats(games, rules.num_players, rule_tables, seed)  # RuleAgent's seats, by game
     batch = WizardBatch(rules, games, seed=seed, autoreset=False)
     parts = []
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
         o, m = batch.observe(live), batch.legal_masks(live)
         hint = rule.act_batch(o, m)
-        a = hint if behaviour is rule else behaviour.act_batch(o, m)
-        keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share)
+        ruled = theirs[live, batch.current[live]]
+        a = hint.copy()  # RuleAgent's seats play its choice
+        if behaviour is not rule and not ruled.all():
+            a[~ruled] = behaviour.act_batch(o, m) if not ruled.any() else behaviour.act_batch(o[~ruled], m[~ruled])
+        keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share) & ~ruled
         if keep.any():
+            seated = dict(others=others, theirs=theirs[live[keep]]) if rule_tables else {}
             if search_samples:
                 searched = None if prior is None else search_prior(prior, o[keep], m[keep], int(search_top), keep=hint[keep])
-                values = search_values(batch, live[keep], rollout, search_rng, int(search_samples), masks=searched)
+                values = search_values(batch, live[keep], rollout, search_rng, int(search_samples), masks=searched, **seated)
             else:
-                values = rollout_values(batch, live[keep], rollout)
+                values = rollout_values(batch, live[keep], rollout, **seated)
             parts.append(ValueSamples.of(o[keep], m[keep], values, hint[keep]))
         batch.step(a, live)
     if not parts:  # no decision kept (a few short games, a small share): an empty chunk
@@ -93,8 +104,22 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
 
 
 #: The stream of ``collect_values``' seed that search targets draw their deals from (1: RuleAgent, 2: which decisions
-#: are kept, 3: the trainer's agent), and the one of the prior's RuleAgent (``search_top``).
-SEARCH_STREAM, PRIOR_STREAM = 5, 6
+#: are kept, 3: the trainer's agent), the one of the prior's RuleAgent (``search_top``), the one that picks the tables
+#: of RuleAgents and the one of their RuleAgents in the rollouts (``rule_tables``).
+SEARCH_STREAM, PRIOR_STREAM, TABLE_STREAM, TABLE_RULE_STREAM = 5, 6, 7, 8
+
+
+def rule_seats(games: int, players: int, share: float, seed: int) -> tuple[np.ndarray, RuleAgent | None]:
+    """bool [games, players]: the seats RuleAgent plays in each game of ``collect_values`` (a ``share`` of the games,
+    drawn from the seed's stream: every seat but seat g mod ``players`` of game g), and the RuleAgent that plays them in
+    the rollouts (None without such games)."""
+    theirs = np.zeros((games, players), dtype=bool)
+    if not share:
+        return theirs, None
+    tables = np.flatnonzero(np.random.default_rng([seed, TABLE_STREAM]).random(games) < share)
+    theirs[tables] = True
+    theirs[tables, tables % players] = False
+    return theirs, RuleAgent(seed=np.random.default_rng([seed, TABLE_RULE_STREAM]))
 
 #: Rollout values are round scores; the network fits them in tens of points (``PPOAgent`` plays them so).
 VALUE_SCALE = VALUE_UNIT

@@ -83,7 +83,7 @@ def _collect_chunk(task: tuple) -> tuple[str, int]:
 def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None) -> rv.ValueSamples:
     """Worker: the decisions of one data chunk, not written (a Ray task returns them to the driver). ``agent``: the
     (config, weights) of the task's checkpoint, already read (a cluster's machines need not see the driver's files)."""
-    path, rules, games, seed, phases, share, checkpoint, torch_threads, search_samples, search_top = task
+    path, rules, games, seed, phases, share, checkpoint, torch_threads, search_samples, search_top, rule_tables = task
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(torch_threads, user_api="blas")
@@ -92,7 +92,7 @@ def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None) -> rv.Va
         config, weights = agent if agent is not None else load_checkpoint(checkpoint)
         behaviour = PPOAgent(config, weights, seed=np.random.default_rng([seed, 3]), source=checkpoint)
     return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour,
-                             search_samples=search_samples, search_top=search_top)
+                             search_samples=search_samples, search_top=search_top, rule_tables=rule_tables)
 
 
 #: How to recover from a damaged data chunk: chunk N of an iteration is a function of the run's seed and the agent
@@ -145,7 +145,7 @@ class ValuesTrainer:
             seed = int(np.random.default_rng([cfg.seed, iteration, i]).integers(2**62))
             search = cfg.search_samples if cfg.targets == "search" else 0  # 0: rollout values in the true deal
             return (str(path(i)), rules_json(rules), cfg.games, seed, phases, cfg.share, checkpoint, cfg.torch_threads, search,
-                    cfg.search_top if search else 0)
+                    cfg.search_top if search else 0, cfg.rule_tables)
 
         sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
 

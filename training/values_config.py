@@ -38,6 +38,7 @@ class ValuesConfig:
     targets: str = "rollout"  #: the action values: rollout (each action's round score in the true deal, played out once by the current agent) or search (its mean over --search-samples deals redrawn from what the player sees)
     search_samples: int = 8  #: with --targets search: deals redrawn per decision, each action played out in every one
     search_top: int = 0  #: with --targets search: play out only the K legal actions the previous iteration's network rates highest, and RuleAgent's choice (0: every legal action; iteration 0 of a run without --start searches every one)
+    rule_tables: float = 0.0  #: share of the games played by the network in one seat against RuleAgents in the others (only its decisions kept, their rollouts with RuleAgents there too); the rest: the network at every seat
     workers: int = 2  #: processes collecting data
     margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
     play_margin: float | None = None  #: the margin of card play alone (default: --margin)
@@ -59,7 +60,7 @@ class ValuesConfig:
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
     "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
-    "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None),
+    "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None), "rule_tables": (0, 1),
 }
 ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
@@ -75,7 +76,7 @@ TARGETS = ("rollout", "search")
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
-                  "search_samples": 8, "start": "", "search_top": 0}
+                  "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0}
 
 
 def check_config(cfg: ValuesConfig) -> None:
