@@ -5,6 +5,7 @@
     wizard train-values --out runs/values --backend ray --address auto --workers 32   # collect on a Ray cluster
     wizard train-values --out runs/search --targets search --search-samples 8        # values from search (expert iteration)
     wizard train-values --out runs/search --targets search --search-samples 8 --search-top 4 --start ...   # the network prunes
+    wizard train-values --out runs/vs-rule --rule-tables 0.5 ...    # half the games: the network against three RuleAgents
     wizard train-values --out runs/exit --targets search --start agents/pretrained/wizard-v1.npz --hidden 512,256 --features
                                                      # expert iteration from the shipped network
 
