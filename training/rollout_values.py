@@ -85,9 +85,9 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
         o, m = batch.observe(live), batch.legal_masks(live)
         hint = rule.act_batch(o, m)
         ruled = theirs[live, batch.current[live]]
-        a = hint.copy()  # RuleAgent's seats play its choice
-        if behaviour is not rule and not ruled.all():
-            a[~ruled] = behaviour.act_batch(o, m) if not ruled.any() else behaviour.act_batch(o[~ruled], m[~ruled])
+        a, mine = hint.copy(), ~ruled  # RuleAgent's seats play its choice
+        if behaviour is not rule and mine.any():
+            a[mine] = behaviour.act_batch(o[mine], m[mine])
         keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share) & ~ruled
         if keep.any():
             seated = dict(others=others, theirs=theirs[live[keep]]) if rule_tables else {}
@@ -120,6 +120,7 @@ def rule_seats(games: int, players: int, share: float, seed: int) -> tuple[np.nd
     theirs[tables] = True
     theirs[tables, tables % players] = False
     return theirs, RuleAgent(seed=np.random.default_rng([seed, TABLE_RULE_STREAM]))
+
 
 #: Rollout values are round scores; the network fits them in tens of points (``PPOAgent`` plays them so).
 VALUE_SCALE = VALUE_UNIT
