@@ -146,7 +146,7 @@ class PIMCAgent(Agent):
         """The best action of each game: mean round score of its acting seat over the samples, per legal action
         (per action the prior keeps, with ``top``)."""
         searched = None
-        if self.prior is not None:
+        if self.prior is not None and self.top is not None:
             searched = masks = search_prior(self.prior, batch.observe(games), masks, self.top)
         mean = search_values(batch, games, self.policy, self.rng, self.samples, self.inference, searched)
         return np.where(masks != 0, mean, -np.inf).argmax(axis=1)  # ties: the lowest action id

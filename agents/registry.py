@@ -47,7 +47,8 @@ def _without_argument(cls: type[RandomAgent] | type[RuleAgent]) -> Factory:
 def _ppo_options(arg: str | None, default: Path) -> tuple[Path | str, str, dict[str, float]]:
     """(checkpoint, play, margins) from ``PATH``, ``play=rule``, ``margin=X``, ``play-margin=Y`` joined by ``:`` (no
     argument: ``default``, played by the net with its checkpoint's margins)."""
-    path, play, margins = None, "net", {}
+    path, play = None, "net"
+    margins: dict[str, float] = {}
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
         if not sep:
