@@ -187,10 +187,10 @@ class ValuesTrainer:
                             sizes[i] = len(samples.advice)
                         else:
                             sizes[i] = future.result()[1]
-                    if not self.quiet:
-                        total, now = sum(sizes.values()), time.monotonic()
-                        rate, minutes = (total - before) / (now - start), (now - self.started) / 60
-                        self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions ({rate:,.0f}/s, {minutes:.1f} min)")
+                        if not self.quiet:  # a line per chunk, also when several finished at once
+                            total, now = sum(sizes.values()), time.monotonic()
+                            rate, minutes = (total - before) / (now - start), (now - self.started) / 60
+                            self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions ({rate:,.0f}/s, {minutes:.1f} min)")
         used = enough()
         assert used is not None  # the loop above ran until enough chunks were in
         return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
