@@ -334,8 +334,8 @@ def _chunk_problem(arrays: dict[str, np.ndarray]) -> str | None:
     values = arrays["legal_values"]
     if np.isinf(values).any():
         return "it holds values of legal actions that are infinite"
-    rank = np.cumsum(masks, axis=1)[np.arange(n), arrays["advice"]] - 1  # NaN: an action a search with a prior did not
-    if np.isnan(values[np.cumsum(masks.sum(axis=1)) - masks.sum(axis=1) + rank]).any():  # play out, never RuleAgent's
+    decisions = ValueSamples(**{name: array for name, array in arrays.items() if name != "format"})
+    if np.isnan(decisions.value_of(decisions.advice)).any():  # NaN: an action a search with a prior did not play out
         return "it holds a decision where RuleAgent's choice has no value (NaN)"
     return None
 
