@@ -1,7 +1,8 @@
 """Agents by name, as the command line and replay files write them.
 
 ``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values and
-expert iteration; see its MODEL_CARD.md); ``ppo-v1`` (the agent shipped before it, which it was trained from);
+expert iteration; see its MODEL_CARD.md); ``ppo-v2`` (the agent shipped before it, which it was trained from);
+``ppo-v1`` (the one shipped before that, which ``ppo-v2`` was trained from);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
 ``pimc`` (search on determinized rollouts, options
@@ -25,7 +26,7 @@ import numpy as np
 from .base import Agent
 from .pimc_agent import PIMCAgent
 from .pimc_agent import parse_options as _pimc_options
-from .ppo_agent import PLAY_MODES, PRETRAINED, PRETRAINED_BID, PRETRAINED_V1, PPOAgent
+from .ppo_agent import PLAY_MODES, PRETRAINED, PRETRAINED_BID, PRETRAINED_V1, PRETRAINED_V2, PPOAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
 
@@ -87,6 +88,7 @@ _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
     "ppo": _ppo_from(PRETRAINED),
+    "ppo-v2": _ppo_from(PRETRAINED_V2),
     "ppo-v1": _ppo_from(PRETRAINED_V1),
     "ppo-bid": _ppo_from(PRETRAINED_BID),
     "pimc": _pimc,
