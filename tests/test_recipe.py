@@ -219,3 +219,18 @@ def test_the_v2_recipe_states_the_settings_the_shipped_ppo_was_trained_with():
     assert trained.pop("method") == "rollout-values" and shipped["iteration"] == cfg.iterations - 1
     assert {k: v for k, v in dataclasses.asdict(cfg).items() if k != "start"} == trained
     assert recipe.step("battery").keys["references"][0] == "ppo-v1"
+
+
+def test_the_v3_recipe_states_the_settings_the_shipped_ppo_was_trained_with():
+    """wizard-v3.toml starts from the file of ppo-v2 and spells out every setting the shipped checkpoint records."""
+    recipe = recipes.load(ROOT / "training" / "recipes" / "wizard-v3.toml")
+    assert [s.kind for s in recipe.steps] == ["train-values", "eval-suite", "publish"]
+    (cfg,) = recipe.step("data").values_stages()
+    shipped = load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v3.npz")[0]
+    trained = dict(shipped["train"])
+    assert Path(cfg.start) == (ROOT / "agents" / "pretrained" / "wizard-v2.npz").resolve()
+    assert Path(trained.pop("start")).parts[-3:] == ("agents", "pretrained", "wizard-v2.npz")  # the clone it was built in
+    assert trained.pop("method") == "rollout-values" and shipped["iteration"] == cfg.iterations - 1
+    assert {k: v for k, v in dataclasses.asdict(cfg).items() if k != "start"} == trained
+    assert (cfg.rule_tables, cfg.search_top, cfg.search_samples) == (0.5, 3, 8)
+    assert recipe.step("battery").keys["references"][0] == "ppo-v2"
