@@ -320,6 +320,19 @@ def test_eval_command_runs_without_a_progress_bar_when_not_on_a_terminal(tmp_pat
     assert run.stdout.splitlines()[0].endswith("1 deal x 3 rotations = 3 games, seed 0")
 
 
+def test_eval_in_a_log_prints_progress_lines_and_quiet_prints_none(tmp_path, capsys, monkeypatch):
+    from wizard_env.training import progress
+
+    monkeypatch.setattr(progress, "LINE_EVERY", 0.0)  # a line at every update, as a long run gets one every 30 s
+    args = ["eval", "--players", "3", "--rounds", "2", "--games", "2", "--agents", "random,rule,random"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and all(line.startswith("eval: ") and "of 12 rounds" in line for line in lines)
+    assert lines[-1].startswith("eval: 100% (12 of 12 rounds")
+    assert main([*args, "--out", str(tmp_path / "b"), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_paired_tables_pairs_deals_and_refuses_other_deals(tmp_path, capsys):
     from benchmarks.paired_tables import main as paired
 

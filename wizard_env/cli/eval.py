@@ -16,6 +16,7 @@ import sys
 
 from wizard_env.agents.registry import AGENT_NAMES
 from wizard_env.training import eval_report
+from wizard_env.training.progress import Progress
 from wizard_env.training.evaluate import EVAL_BYTES_PER_GAME, evaluate, require_eval_extra, seatings
 from wizard_env.util import options
 from wizard_env.util.files import check_writable
@@ -45,13 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="agent the paired differences are taken to "
                         "(default: the first rule, else the first agent)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR", help="folder for eval.json and eval.png (default runs/eval-SEED)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (on a terminal) or progress lines (in a log)")
 
 
 def run(args: argparse.Namespace) -> int:
     """``wizard eval``: play, print the Markdown tables, write the JSON and the plot."""
-    from tqdm import tqdm
-
     rules = make_rules(args)
     require_eval_extra()
     if args.games < 1:
@@ -66,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or f"runs/eval-{args.seed}"
     check_writable(out, folder=True)  # before the games, not after
     rounds = args.games * len(seatings(rules.num_players, args.permutations)) * rules.num_rounds
-    with tqdm(total=rounds, desc="eval", unit="round", file=sys.stderr, leave=False,
-              disable=args.quiet or not sys.stderr.isatty()) as bar:
+    with Progress("eval", rounds, "round", args.quiet, lambda line: print(line, file=sys.stderr, flush=True)) as bar:
         result = evaluate(rules, specs, args.games, args.seed, args.permutations, args.reference, progress=bar.update)
     paths = eval_report.write(result, out)
     print(eval_report.format_markdown(result))
