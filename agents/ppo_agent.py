@@ -64,11 +64,12 @@ LEARNED_PHASES: dict[str, tuple[int, ...]] = {
 _NO_CHOICE = np.zeros(0, dtype=np.int64)  # ``first_layer``'s choice of a policy without advice
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
 _PRETRAINED = Path(__file__).resolve().parent / "pretrained"
-#: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md), used by the spec ``ppo`` without a path.
-PRETRAINED = _PRETRAINED / "wizard-v2.npz"
-#: ``ppo-v2``, the name that stays with wizard-v2 when ``PRETRAINED`` moves to wizard-v3.npz (built by training/recipes/wizard-v3.toml).
+#: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md, built by
+#: training/recipes/wizard-v3.toml), used by the spec ``ppo`` without a path.
+PRETRAINED = _PRETRAINED / "wizard-v3.npz"
+#: The agent shipped before, the network ``PRETRAINED`` was trained from: ``ppo-v2`` (pretrained/MODEL_CARD-wizard-v2.md).
 PRETRAINED_V2 = _PRETRAINED / "wizard-v2.npz"
-#: The agent shipped before, the network ``PRETRAINED_V2`` was trained from: ``ppo-v1`` (pretrained/MODEL_CARD-wizard-v1.md).
+#: The agent shipped before that, the network ``PRETRAINED_V2`` was trained from: ``ppo-v1`` (pretrained/MODEL_CARD-wizard-v1.md).
 PRETRAINED_V1 = _PRETRAINED / "wizard-v1.npz"
 #: The earlier shipped 4-player agent (bids learned, RuleAgent's play; observation v0): ``ppo-bid``.
 PRETRAINED_BID = _PRETRAINED / "wizard-4p.npz"

@@ -1,8 +1,8 @@
 """Agents by name, as the command line and replay files write them.
 
 ``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values and
-expert iteration; see its MODEL_CARD.md); ``ppo-v2`` (wizard-v2.npz: today the file of ``ppo``, a name that stays with it when ``ppo`` moves to
-wizard-v3.npz); ``ppo-v1`` (the agent shipped before it, which ``ppo-v2`` was trained from);
+expert iteration; see its MODEL_CARD.md); ``ppo-v2`` (the agent shipped before it, which ``ppo`` was trained from);
+``ppo-v1`` (the one shipped before that, which ``ppo-v2`` was trained from);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
 ``pimc`` (search on determinized rollouts, options
