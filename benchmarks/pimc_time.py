@@ -3,10 +3,12 @@
 Usage::
 
     python benchmarks/pimc_time.py --samples 8 32 --games 4 --rounds standard --seed 0
+    python benchmarks/pimc_time.py --agents pimc:samples=16 pimc:samples=16:rollout=ppo:top=3:infer=bids --games 2
 
 Plays ``--games`` games of 4 players, ``pimc`` in seat 0 against three RuleAgents, one game at a time
 (``play_games`` with a batch of one), and times every ``act_games`` call that had more than one legal
-action to search. Prints, per budget, the mean, median, 90th percentile and largest wall time of a
+action to search. The agents are ``pimc:samples=N:rollout=R`` for each ``--samples`` N, or the ``pimc`` specs
+of ``--agents`` (any option: ``top=``, ``infer=``). Prints, per agent, the mean, median, 90th percentile and largest wall time of a
 decision, and the mean CPU time (the process's, which other jobs on a shared machine do not inflate).
 """
 
@@ -18,14 +20,17 @@ import numpy as np
 
 from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.agents.pimc_agent import PIMCAgent
+from wizard_env.agents.registry import make_agent
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.rules import Rules
 from wizard_env.training.evaluate import play_games
 
 
-def decision_times(samples: int, rollout: str, rules: Rules, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Wall and CPU seconds of each searched decision of ``pimc`` in seat 0 over ``games`` games."""
-    agent = PIMCAgent(samples=samples, rollout=rollout, seed=seed)
+def decision_times(spec: str, rules: Rules, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Wall and CPU seconds of each searched decision of the ``pimc`` spec in seat 0 over ``games`` games."""
+    agent = make_agent(spec, seed)
+    if not isinstance(agent, PIMCAgent):
+        raise SystemExit(f"pimc_time.py: {spec!r} is not a pimc agent spec")
     times, cpu = [], []
     search = agent.act_games
 
@@ -49,6 +54,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, nargs="+", default=[8, 32])
     parser.add_argument("--rollout", default="rule")
+    parser.add_argument("--agents", nargs="+", metavar="SPEC", help="pimc specs to time instead of --samples and --rollout")
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rounds", default="standard")
@@ -56,13 +62,15 @@ def main() -> None:
     args = parser.parse_args()
     rounds = int(args.rounds) if args.rounds.isdigit() else args.rounds
     rules = Rules.make(args.players, rounds)
-    decision_times(1, args.rollout, rules, 1, args.seed)  # compile and load before timing
-    print(f"{args.players} players, {rules.num_rounds} rounds, rollout {args.rollout}, {args.games} games, one game at a time")
-    print("| samples | decisions | mean s | median s | p90 s | max s | mean CPU s |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for samples in args.samples:
-        t, cpu = decision_times(samples, args.rollout, rules, args.games, args.seed)
-        print(f"| {samples} | {len(t)} | {t.mean():.3f} | {np.median(t):.3f} | {np.quantile(t, 0.9):.3f} | {t.max():.3f} "
+    specs = args.agents or [f"pimc:samples={samples}:rollout={args.rollout}" for samples in args.samples]
+    for spec in specs:  # compile and load before timing: one game of one round
+        decision_times(spec, Rules.make(args.players, 1), 1, args.seed)
+    print(f"{args.players} players, {rules.num_rounds} rounds, {args.games} games, one game at a time")
+    print("| agent | decisions | mean s | median s | p90 s | max s | mean CPU s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for spec in specs:
+        t, cpu = decision_times(spec, rules, args.games, args.seed)
+        print(f"| `{spec}` | {len(t)} | {t.mean():.3f} | {np.median(t):.3f} | {np.quantile(t, 0.9):.3f} | {t.max():.3f} "
               f"| {cpu.mean():.3f} |")
 
 
