@@ -8,7 +8,8 @@ learner's view with ``action_masks()`` for sb3-contrib's MaskablePPO.
 
 Also in the libraries' own styles: ``from wizard_env import wizard_v1; env = wizard_v1.env()`` (PettingZoo
 classic), and ``gymnasium.make("wizard_env/Wizard-v1", **kwargs)`` for ``WizardSingleAgentEnv(**kwargs)``,
-registered by importing this package.
+registered by importing this package, as are the named benchmark settings (``wizard_env.envs.settings``):
+``gymnasium.make("wizard_env/wizard-3p-5r-v1")``, ``wizard_env.env(setting="wizard-3p-5r")``.
 """
 
 import importlib.util as _importlib_util
@@ -57,15 +58,20 @@ __all__ = [
 GYMNASIUM_ID = "wizard_env/Wizard-v1"
 
 
-def _register_gymnasium_id() -> None:
+def _register_gymnasium_ids() -> None:
     from gymnasium.envs.registration import register
 
+    from wizard_env.envs.settings import SETTINGS  # the rules only: no RL library
+
     # A string entry point: gymnasium imports the env module only when the id is made.
-    register(id=GYMNASIUM_ID, entry_point="wizard_env.envs.single_agent:WizardSingleAgentEnv")
+    entry_point = "wizard_env.envs.single_agent:WizardSingleAgentEnv"
+    register(id=GYMNASIUM_ID, entry_point=entry_point)
+    for setting in SETTINGS.values():
+        register(id=setting.gymnasium_id, entry_point=entry_point, kwargs={"setting": setting.name})
 
 
 class _RegisterWhenGymnasiumLoads:
-    """An import finder that registers GYMNASIUM_ID as soon as gymnasium is imported, so that importing
+    """An import finder that registers the gymnasium ids as soon as gymnasium is imported, so that importing
     wizard_env does not import gymnasium (about 30 ms) in a program that never uses it."""
 
     def find_spec(self, name, path=None, target=None):
@@ -78,7 +84,7 @@ class _RegisterWhenGymnasiumLoads:
 
             def load_and_register(module) -> None:
                 load(module)
-                _register_gymnasium_id()
+                _register_gymnasium_ids()
 
             spec.loader.exec_module = load_and_register
         return spec
@@ -99,7 +105,7 @@ class _OldModulePaths:
 _sys.meta_path.append(_OldModulePaths())
 
 if "gymnasium" in _sys.modules:
-    _register_gymnasium_id()
+    _register_gymnasium_ids()
 else:
     _sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
 

@@ -14,11 +14,13 @@ Agents are ``player_0 .. player_{n-1}`` in seat order; the player to the left of
 
 Arguments
 ---------
-``num_players`` 3..6; ``rounds`` ``"standard"`` (1 .. 60/n cards), ``"amigo"`` (tournament schedule),
-an int k (rounds 1..k) or an explicit list of hand sizes; ``bidding`` ``"open"``, ``"hidden"``
-(bids revealed together when bidding ends) or ``"secret"`` (others' bids revealed when the round ends);
-``bid_total_rule`` (plus/minus 1: the dealer may not make the bids add up to the tricks; open bidding
-only); ``foresight`` (in one-card rounds you see the others' cards, not your own); ``reward``
+``num_players`` 3..6 (default 4); ``rounds`` ``"standard"`` (1 .. 60/n cards, the default), ``"amigo"``
+(tournament schedule), an int k (rounds 1..k) or an explicit list of hand sizes; ``bidding`` ``"open"`` (the
+default), ``"hidden"`` (bids revealed together when bidding ends) or ``"secret"`` (others' bids revealed when the
+round ends); ``bid_total_rule`` (plus/minus 1: the dealer may not make the bids add up to the tricks; open bidding
+only; default False); ``foresight`` (in one-card rounds you see the others' cards, not your own; default False);
+``setting`` a named benchmark setting such as ``"wizard-4p-5r"`` (``wizard_env.envs.settings``), whose rules replace
+those five options: any of them given (not None) beside it is a ValueError, even at the setting's value; ``reward``
 ``"score"`` or ``"relative"``; ``illegal_action`` ``"raise"`` or ``"terminate"`` (see Illegal actions);
 ``render_mode`` None, ``"ansi"`` (the table as text), ``"human"`` (printed) or ``"rgb_array"`` (the table as
 an image, a ``(584, 854, 3)`` uint8 array for ``RecordVideo`` and notebooks; needs Pillow, from the render
@@ -139,7 +141,7 @@ Version history
   record the version they were trained on. Later in v1, with observations, actions and rewards of
   legal play unchanged: infos hold the same keys from ``reset()`` on (``round_scores`` only after
   the step that ended the round, ``round_over``, ``illegal_action``), ``illegal_action="terminate"``,
-  and ``render_mode="rgb_array"``.
+  ``render_mode="rgb_array"`` and the named settings (``setting``).
 * v0: initial release.
 """
 
@@ -158,6 +160,8 @@ from wizard_env.engine.game import NUM_ACTIONS, IllegalActionError, WizardGame
 from wizard_env.engine.observation import observation_bounds, observe
 from wizard_env.render.text import render_for_mode
 from wizard_env.engine.rules import Rules
+
+from .settings import rules_for
 
 REWARD_MODES = ("score", "relative")
 RENDER_VIEWS = ("all", "acting")
@@ -187,18 +191,20 @@ class raw_env(AECEnv):
 
     def __init__(
         self,
-        num_players: int = 4,
-        rounds: str | int | Sequence[int] = "standard",
-        bidding: str = "open",
-        bid_total_rule: bool = False,
-        foresight: bool = False,
+        num_players: int | None = None,
+        rounds: str | int | Sequence[int] | None = None,
+        bidding: str | None = None,
+        bid_total_rule: bool | None = None,
+        foresight: bool | None = None,
         reward: str = "score",
         illegal_action: str = "raise",
         render_mode: str | None = None,
         render_view: str = "all",
+        setting: str | None = None,
     ):
         super().__init__()
-        self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
+        self.rules = rules_for(setting, dict(num_players=num_players, rounds=rounds, bidding=bidding,
+                                             bid_total_rule=bid_total_rule, foresight=foresight))
         if reward not in REWARD_MODES:
             raise ValueError(f"unknown reward {reward!r}: expected one of {REWARD_MODES}")
         check_illegal_action_mode(illegal_action)

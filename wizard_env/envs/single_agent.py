@@ -17,6 +17,9 @@ Arguments
 ---------
 ``num_players``, ``rounds``, ``bidding``, ``bid_total_rule``, ``foresight``: the rules, exactly as
 for ``wizard_env.env`` (see ``wizard_env.envs.aec``).
+``setting``: instead, a named benchmark setting such as ``"wizard-3p-5r"`` (``wizard_env.envs.settings``), which
+fixes the rules and the opponents; ``gymnasium.make("wizard_env/wizard-3p-5r-v1")`` gives it. Rule options,
+``opponents`` or ``opponent_sampler`` beside it are a ValueError.
 ``opponents``: one agent spec (``"rule"``, ``"random"``, ``"name:arg"``) or ``Agent`` for every other
 seat, or a list of them: one entry (for all) or one per other seat, the learner's left neighbour first.
 Default ``"rule"``. Opponents play from observations, so a search agent (``pimc``) is refused.
@@ -81,7 +84,8 @@ from wizard_env.util.extras import require_extra
 from wizard_env.engine.game import NUM_ACTIONS, IllegalActionError, WizardGame
 from wizard_env.engine.observation import observation_bounds, observe
 from wizard_env.render.text import render_for_mode
-from wizard_env.engine.rules import Rules
+
+from .settings import get_setting, refuse_beside, rules_for
 
 #: An opponent as ``opponents`` takes it: an agent spec such as ``"rule"``, or an Agent.
 Opponent = str | Agent
@@ -145,20 +149,28 @@ class WizardSingleAgentEnv(gym.Env):
 
     def __init__(
         self,
-        num_players: int = 4,
-        rounds: str | int | Sequence[int] = "standard",
-        bidding: str = "open",
-        bid_total_rule: bool = False,
-        foresight: bool = False,
+        num_players: int | None = None,
+        rounds: str | int | Sequence[int] | None = None,
+        bidding: str | None = None,
+        bid_total_rule: bool | None = None,
+        foresight: bool | None = None,
         opponents: Opponent | Sequence[Opponent] | None = None,
         opponent_sampler: OpponentSampler | None = None,
         learner_seat: int | None = None,
         reward_scale: float = 1.0,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        setting: str | None = None,
     ):
         super().__init__()
-        self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
+        rule_options = dict(num_players=num_players, rounds=rounds, bidding=bidding, bid_total_rule=bid_total_rule,
+                            foresight=foresight)
+        if setting is not None:
+            fixed = get_setting(setting)
+            given = {**rule_options, "opponents": opponents, "opponent_sampler": opponent_sampler}
+            refuse_beside(fixed, [name for name, value in given.items() if value is not None])
+            opponents = list(fixed.opponents)
+        self.rules = rules_for(setting, rule_options)
         n = self.rules.num_players
         if opponent_sampler is not None:
             if opponents is not None:
