@@ -158,6 +158,11 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--agents", "rule,rule,rule,rule", "--reference", "ghost", "--out", "{out}"], ["--reference 'ghost'"]),
         (["--agents", "rule,ppo:{files}/hidden_one.npz,rule,rule", "--out", "{out}"], ["{files}/hidden_one.npz"]),
         (["--agents", "ppo-bid,rule,rule", "--players", "3", "--games", "1", "--out", "{out}"], ["trained for 4 players, not the 3"]),
+        (["--setting", "wizard-9p", "--agents", "rule", "--out", "{out}"], ["argument --setting", "'wizard-9p'", "wizard-3p-5r"]),
+        (["--setting", "wizard-3p-5r", "--agents", "rule,rule,rule", "--out", "{out}"], ["--agents names 3 agents beside --setting"]),
+        (["--setting", "wizard-3p-5r", "--agents", "rule", "--players", "3", "--out", "{out}"], ["--players cannot be given"]),
+        (["--setting", "wizard-3p-5r", "--agents", "ppo-bid", "--games", "1", "--out", "{out}"], ["trained for 4 players, not the 3"]),
+        (["--setting", "wizard-4p", "--agents", "rule", "--games", BIG, "--out", "{out}"], ["--games 1,000,000,000,000", "GiB of memory"]),
     ],
     "bench": [
         (["--seconds", "nan"], ["argument --seconds", "finite"]),

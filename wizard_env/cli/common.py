@@ -40,21 +40,37 @@ class Parser(argparse.ArgumentParser):
 # -- the game variant ----------------------------------------------------------------------------
 
 
+class _Given(argparse.Action):
+    """Stores an option's value (a flag's True) and adds the option to ``args.given_variant``, so that a command can
+    refuse variant options beside one that fixes the variant (``wizard eval --setting``), even at their defaults."""
+
+    def __init__(self, option_strings: list[str], dest: str, flag: bool = False, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0 if flag else None, **kwargs)
+        self.flag = flag
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, True if self.flag else values)
+        namespace.given_variant = (*namespace.given_variant, option_string)
+
+
 def variant_options() -> Parser:
-    """A parent parser with the options of the game variant (players, rounds, bidding, bid total rule, foresight)."""
+    """A parent parser with the options of the game variant (players, rounds, bidding, bid total rule, foresight);
+    ``args.given_variant`` holds the ones given on the command line."""
     parent = Parser(add_help=False)
+    parent.set_defaults(given_variant=())
     group = parent.add_argument_group("game variant")
-    group.add_argument("--players", type=options.int_type, default=4, metavar="N", help="3 to 6 players (default 4)")
+    group.add_argument("--players", action=_Given, type=options.int_type, default=4, metavar="N",
+                       help="3 to 6 players (default 4)")
     group.add_argument(
-        "--rounds", default="standard", metavar="R",
+        "--rounds", action=_Given, default="standard", metavar="R",
         help="standard (1..60/N cards), amigo (tournament schedule), K (rounds 1..K), "
         "or comma-separated hand sizes such as 1,3,5 ('3,' is one round of 3 cards); default standard",
     )
-    group.add_argument("--bidding", choices=("open", "hidden", "secret"), default="open",
+    group.add_argument("--bidding", action=_Given, choices=("open", "hidden", "secret"), default="open",
                        help="open: bids seen as made; hidden: revealed together before play; secret: at round end")
-    group.add_argument("--bid-total-rule", action="store_true",
+    group.add_argument("--bid-total-rule", action=_Given, flag=True, default=False,
                        help="plus/minus 1: the dealer may not make the bids add up to the tricks (open bidding)")
-    group.add_argument("--foresight", action="store_true",
+    group.add_argument("--foresight", action=_Given, flag=True, default=False,
                        help="in one-card rounds you see everyone's card but your own")
     return parent
 

@@ -2,6 +2,11 @@
 
     wizard eval --agents rule,rule,random,random --games 200 --players 4 --seed 0
     wizard eval --agents ppo:runs/ppo/checkpoints/latest.npz,rule,rule,rule --games 2000 --out runs/eval-ppo
+    wizard eval --setting wizard-3p-5r --agents ppo --games 500
+
+With ``--setting`` (a named benchmark setting, ``wizard_env.envs.settings``) the setting gives the rules and the
+agents of every seat but one: ``--agents`` names the one agent to evaluate, which plays each deal from every seat
+against the setting's opponents. The variant options, or more than one agent, beside ``--setting`` are an error.
 
 Prints Markdown tables (per agent: mean score per game with a 95% interval over deals, the paired
 difference to the reference agent, win rate, bid accuracy overall, by hand size and by bidding position,
@@ -15,6 +20,8 @@ import argparse
 import sys
 
 from wizard_env.agents.registry import AGENT_NAMES
+from wizard_env.engine.rules import Rules
+from wizard_env.envs.settings import SETTINGS, get_setting, refuse_beside
 from wizard_env.training import eval_report
 from wizard_env.training.progress import Progress
 from wizard_env.training.evaluate import EVAL_BYTES_PER_GAME, evaluate, require_eval_extra, seatings
@@ -35,7 +42,11 @@ DESCRIPTION = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard eval`` (the variant options are already there)."""
     parser.add_argument("--agents", required=True, metavar="A,B,...",
-                        help=f"one agent per seat (known: {', '.join(AGENT_NAMES)}; 'name:arg' passes an argument)")
+                        help=f"one agent per seat (known: {', '.join(AGENT_NAMES)}; 'name:arg' passes an argument); "
+                        "with --setting, the one agent to evaluate")
+    parser.add_argument("--setting", choices=list(SETTINGS), metavar="NAME",
+                        help=f"a named benchmark setting ({', '.join(SETTINGS)}): its rules, and its opponents in every "
+                        "seat but the one of --agents' agent; no variant options beside it")
     parser.add_argument("--games", type=options.int_type, default=100, metavar="G",
                         help="deals to play; each is played once per rotation (default 100)")
     parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
@@ -51,15 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``wizard eval``: play, print the Markdown tables, write the JSON and the plot."""
-    rules = make_rules(args)
+    rules, specs = _seats(args)
     require_eval_extra()
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, not {args.games}")
     options.check_memory("--games", args.games, EVAL_BYTES_PER_GAME * len(seatings(rules.num_players, args.permutations)))
-    specs = split_specs(args.agents, "--agents")
-    if len(specs) != rules.num_players:
-        n = rules.num_players
-        raise ValueError(f"--agents names {len(specs)} agents for {n} seats: give exactly {n}")
     if args.reference is not None and args.reference.strip() not in specs:
         raise ValueError(f"--reference {args.reference!r} is not one of --agents: {', '.join(dict.fromkeys(specs))}")
     out = args.out or f"runs/eval-{args.seed}"
@@ -71,3 +78,20 @@ def run(args: argparse.Namespace) -> int:
     print(eval_report.format_markdown(result))
     print(f"\nwrote {', '.join(str(p) for p in paths)}")
     return 0
+
+
+def _seats(args: argparse.Namespace) -> tuple[Rules, list[str]]:
+    """The rules and an agent spec per seat: the variant options and --agents, or --setting and --agents' one agent."""
+    specs = split_specs(args.agents, "--agents")
+    if args.setting is None:
+        rules = make_rules(args)
+        if len(specs) != rules.num_players:
+            n = rules.num_players
+            raise ValueError(f"--agents names {len(specs)} agents for {n} seats: give exactly {n}")
+        return rules, specs
+    setting = get_setting(args.setting)
+    refuse_beside(setting, args.given_variant)
+    if len(specs) != 1:
+        raise ValueError(f"--agents names {len(specs)} agents beside --setting {setting.name}, whose opponents "
+                         f"({', '.join(setting.opponents)}) take the other seats: give the one agent to evaluate")
+    return setting.rules(), [*specs, *setting.opponents]
