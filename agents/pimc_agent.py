@@ -47,15 +47,16 @@ ROLLOUTS = ("rule", "ppo")
 MAX_ROLLOUTS = 8192
 
 
-def parse_options(arg: str | None) -> dict:
+def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = None) -> dict:
     """Keyword arguments of ``PIMCAgent`` from a spec's options,
-    ``samples=N:rollout=rule|ppo:infer=bids:over=K:temp=T:top=K``; ValueError naming a bad one."""
-    options: dict = {}
+    ``samples=N:rollout=rule|ppo:infer=bids:over=K:temp=T:top=K``, over ``defaults`` (keyword arguments too);
+    ValueError naming a bad one (in the spec ``name:arg``)."""
+    options: dict = dict(defaults or {})
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
         if key in ("samples", "over", "top") and sep:
             if not value.strip().isdigit() or int(value) < 1:
-                raise ValueError(f"agent spec 'pimc:{arg}': {key} must be a positive integer, not {value!r}")
+                raise ValueError(f"agent spec '{name}:{arg}': {key} must be a positive integer, not {value!r}")
             options[{"over": "oversample"}.get(key, key)] = int(value)
         elif key == "rollout" and sep:
             options["rollout"] = value
@@ -67,13 +68,13 @@ def parse_options(arg: str | None) -> dict:
             except ValueError:
                 temperature = np.nan
             if not 0 < temperature < np.inf:
-                raise ValueError(f"agent spec 'pimc:{arg}': temp must be a positive number, not {value!r}")
+                raise ValueError(f"agent spec '{name}:{arg}': temp must be a positive number, not {value!r}")
             options["temperature"] = temperature
         else:
-            raise ValueError(f"agent spec 'pimc:{arg}': unknown option {part!r} (options: samples=N, "
+            raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: samples=N, "
                              f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, over=K, temp=T, top=K)")
     if ("oversample" in options or "temperature" in options) and "infer" not in options:
-        raise ValueError(f"agent spec 'pimc:{arg}': over= and temp= tune inference: add infer={'|'.join(INFERENCES)}")
+        raise ValueError(f"agent spec '{name}:{arg}': over= and temp= tune inference: add infer={'|'.join(INFERENCES)}")
     return options
 
 

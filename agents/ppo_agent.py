@@ -67,6 +67,9 @@ _PRETRAINED = Path(__file__).resolve().parent / "pretrained"
 #: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md, built by
 #: training/recipes/wizard-v3.toml), used by the spec ``ppo`` without a path.
 PRETRAINED = _PRETRAINED / "wizard-v3.npz"
+#: ``ppo-v3``, the name that stays with wizard-v3 (today ``PRETRAINED`` itself) when wizard-v4.npz (built by
+#: training/recipes/wizard-v4.toml, not yet shipped: play it as ``ppo:PATH``) becomes ``ppo``.
+PRETRAINED_V3 = _PRETRAINED / "wizard-v3.npz"
 #: The agent shipped before, the network ``PRETRAINED`` was trained from: ``ppo-v2`` (pretrained/MODEL_CARD-wizard-v2.md).
 PRETRAINED_V2 = _PRETRAINED / "wizard-v2.npz"
 #: The agent shipped before that, the network ``PRETRAINED_V2`` was trained from: ``ppo-v1`` (pretrained/MODEL_CARD-wizard-v1.md).

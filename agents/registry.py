@@ -1,7 +1,8 @@
 """Agents by name, as the command line and replay files write them.
 
 ``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values and
-expert iteration; see its MODEL_CARD.md); ``ppo-v2`` (the agent shipped before it, which ``ppo`` was trained from);
+expert iteration; see its MODEL_CARD.md); ``ppo-v3`` (today the same file as ``ppo``, a name that stays with it when
+``ppo`` moves to wizard-v4.npz); ``ppo-v2`` (the agent shipped before it, which ``ppo`` was trained from);
 ``ppo-v1`` (the one shipped before that, which ``ppo-v2`` was trained from);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
@@ -9,8 +10,9 @@ expert iteration; see its MODEL_CARD.md); ``ppo-v2`` (the agent shipped before i
 ``samples=N``, ``rollout=rule|ppo``, ``infer=bids`` with ``over=K``, ``temp=T``, and ``top=K`` (search only the
 network's K best-rated actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``,
 ``pimc:samples=16:rollout=ppo:top=4``; it plays where the games are
-at hand, as in ``wizard eval``). A ``ppo`` spec takes the option ``play=rule`` to
-hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
+at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``: the shipped network as
+rollout policy and prior, worlds weighed by the bids; its own options override them, ``search:samples=32``).
+A ``ppo`` spec takes the option ``play=rule`` to hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
 since ``,`` separates the agents of ``--agents``); and for a network of ``wizard train-values`` ``margin=X`` (points a
 departure from RuleAgent's choice must promise, every phase) and ``play-margin=Y`` (card play alone) to play it with
 other margins than its checkpoint's: ``ppo:margin=0`` is the shipped network with no margin.
@@ -26,7 +28,7 @@ import numpy as np
 from .base import Agent
 from .pimc_agent import PIMCAgent
 from .pimc_agent import parse_options as _pimc_options
-from .ppo_agent import PLAY_MODES, PRETRAINED, PRETRAINED_BID, PRETRAINED_V1, PRETRAINED_V2, PPOAgent
+from .ppo_agent import PLAY_MODES, PRETRAINED, PRETRAINED_BID, PRETRAINED_V1, PRETRAINED_V2, PRETRAINED_V3, PPOAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
 
@@ -84,20 +86,31 @@ def _pimc(arg: str | None, seed: Seed) -> Agent:
     return PIMCAgent(**_pimc_options(arg), seed=seed)
 
 
+#: ``search``: the strongest search agent measured (docs/search.md, "Search with the network"), ``pimc`` with these
+#: options; a ``search`` spec's own options override them (``search:samples=32``).
+SEARCH_OPTIONS = "samples=16:rollout=ppo:top=3:infer=bids"
+
+
+def _search(arg: str | None, seed: Seed) -> Agent:
+    return PIMCAgent(**_pimc_options(arg, "search", _pimc_options(SEARCH_OPTIONS)), seed=seed)
+
+
 _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
     "ppo": _ppo_from(PRETRAINED),
+    "ppo-v3": _ppo_from(PRETRAINED_V3),
     "ppo-v2": _ppo_from(PRETRAINED_V2),
     "ppo-v1": _ppo_from(PRETRAINED_V1),
     "ppo-bid": _ppo_from(PRETRAINED_BID),
     "pimc": _pimc,
+    "search": _search,
 }
 
 #: Agent names ``make_agent`` knows.
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: Agents that search the game itself (``act_games``), so they cannot play from an observation and a mask alone.
-SEARCH_AGENTS: tuple[str, ...] = ("pimc",)
+SEARCH_AGENTS: tuple[str, ...] = ("pimc", "search")
 #: The agents that play from observations: every player of the envs' opponent seats and of ``wizard simulate``.
 OBSERVATION_AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if name not in SEARCH_AGENTS)
 

@@ -26,6 +26,19 @@ def test_spec_options_build_the_agent():
     assert make_agent("pimc:top=3", 0).top == 3 and make_agent("pimc", 0).top is None
 
 
+def test_search_is_pimc_with_the_network_and_inference_and_its_options_override_them():
+    from wizard_env.agents.registry import SEARCH_AGENTS, searches_games
+
+    agent = make_agent("search", 0)
+    assert isinstance(agent, PIMCAgent) and "search" in SEARCH_AGENTS and searches_games("search:samples=2")
+    assert (agent.samples, agent.rollout, agent.top, agent.inference is not None) == (16, "ppo", 3, True)
+    larger = make_agent("search:samples=32:top=5:over=8", 0)
+    assert (larger.samples, larger.rollout, larger.top, larger.inference.oversample) == (32, "ppo", 5, 8)
+    assert make_agent("search:rollout=rule", 0).rollout == "rule"
+    with pytest.raises(ValueError, match=r"agent spec 'search:samples=0': samples must be a positive integer"):
+        make_agent("search:samples=0", 0)
+
+
 @pytest.mark.parametrize("spec", ["pimc:samples=0", "pimc:samples=-1", "pimc:samples=x", "pimc:samples=",
                                   "pimc:rollout=random", "pimc:depth=3", "pimc:samples", "pimc:top=0",
                                   "pimc:top=two"])

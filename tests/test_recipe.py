@@ -211,10 +211,11 @@ def test_the_shipped_recipe_states_the_model_cards_steps():
 @pytest.mark.parametrize("name, start, reference, distinct", [
     ("wizard-v2", "wizard-v1.npz", "ppo-v1", {"search_samples": 4, "search_top": 0, "rule_tables": 0.0}),
     ("wizard-v3", "wizard-v2.npz", "ppo-v2", {"search_samples": 8, "search_top": 3, "rule_tables": 0.5}),
+    ("wizard-v4", "wizard-v3.npz", "ppo-v3", {"search_samples": 8, "search_top": 3, "rule_tables": 0.5}),
 ])
 def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, start, reference, distinct):
     """wizard-vN.toml starts from the file of the network before and spells out every setting its checkpoint records
-    (wizard-v3 records the absolute path of the clone it was built in, so only the path's end is compared)."""
+    (wizard-v3 and wizard-v4 record the absolute path of the clone they were built in, so only the path's end is compared)."""
     recipe = recipes.load(ROOT / "training" / "recipes" / f"{name}.toml")
     assert [s.kind for s in recipe.steps] == ["train-values", "eval-suite", "publish"]
     (cfg,) = recipe.step("data").values_stages()

@@ -281,11 +281,11 @@ def test_fifty_concurrent_games_all_finish_and_re_play(tmp_path):
 def test_every_offered_agent_plays_at_the_table(server):
     base, folder = server
     status, config = request(base, "GET", "/api/config")
-    assert config["agents"] == ["rule", "ppo", "random", "pimc"]
-    settings = {"players": 5, "rounds": "2", "seat": 2, "seed": 17, "opponents": ["rule", "ppo", "random", "pimc"]}
+    assert config["agents"] == ["rule", "ppo", "random", "pimc", "search"]
+    settings = {"players": 6, "rounds": "2", "seat": 2, "seed": 17, "opponents": ["rule", "ppo", "random", "pimc", "search"]}
     view = play_out(base, settings, np.random.default_rng(5))
     (record,) = read_replays(folder / view["replay"])
-    assert record["seats"] == ["rule", "ppo", "human", "random", "pimc"]
+    assert record["seats"] == ["rule", "ppo", "human", "random", "pimc", "search"]
     assert replay_game(record).totals.tolist() == record["final_totals"]
 
 

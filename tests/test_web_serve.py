@@ -66,7 +66,7 @@ def test_serve_answers_with_the_variant_options_as_defaults_and_stops_on_a_signa
         status, config = request(match[1], "GET", "/api/config")
         assert status == 200
         assert config["defaults"] == {"players": 3, "rounds": "5", "bidding": "hidden", "bid_total_rule": False, "foresight": False}
-        assert set(config["agents"]) == {"rule", "ppo", "random", "pimc"}
+        assert set(config["agents"]) == {"rule", "ppo", "random", "pimc", "search"}
         status, page = request(match[1], "GET", "/")
         assert status == 200 and "<title>Wizard: play against the agents</title>" in page
         assert request(match[1], "GET", "/api/config", headers={"Host": "attacker.example"})[0] == 400

@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder the viewer lists and the play page saves finished games in (default ./replays)")
     parser.add_argument("--opponents", default=",".join(DEFAULT_OPPONENTS), metavar="SPECS",
                         help="the agents clients may choose for the other seats, comma-separated, by name or index "
-                             f"(default {','.join(DEFAULT_OPPONENTS)}; pimc is 16 samples); clients never send a spec")
+                             f"(default {','.join(DEFAULT_OPPONENTS)}; pimc is 16 samples, search pimc with the network); clients never send a spec")
     parser.add_argument("--move-seconds", type=options.float_type, default=MOVE_SECONDS, metavar="S",
                         help=f"the time a request may spend on the agents' moves, then a 504 that keeps the moves made "
                              f"(default {MOVE_SECONDS:g})")

@@ -15,8 +15,9 @@ from typing import Any, Sequence
 
 from wizard_env.agents.registry import make_agent
 
-#: What ``wizard serve`` offers unless told otherwise; ``pimc`` is 16 samples with rule rollouts (milliseconds a move).
-DEFAULT_OPPONENTS = ("rule", "ppo", "random", "pimc")
+#: What ``wizard serve`` offers unless told otherwise; ``pimc`` is 16 samples with rule rollouts (milliseconds a move),
+#: ``search`` the strongest search agent (the network as rollout policy and prior, inference from bids; tens of ms).
+DEFAULT_OPPONENTS = ("rule", "ppo", "random", "pimc", "search")
 #: Agents one server offers at most (the play page lists each in every seat's menu).
 MAX_OFFERED = 32
 #: Seconds a request may spend on the agents' moves by default; past it the answer is 504 and the moves made are kept.
