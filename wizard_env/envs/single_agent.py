@@ -165,12 +165,13 @@ class WizardSingleAgentEnv(gym.Env):
         super().__init__()
         rule_options = dict(num_players=num_players, rounds=rounds, bidding=bidding, bid_total_rule=bid_total_rule,
                             foresight=foresight)
-        if setting is not None:
+        if setting is None:
+            self.rules = rules_for(None, rule_options)
+        else:  # the setting's rules and opponents, once every option it fixes is refused at once
             fixed = get_setting(setting)
             given = {**rule_options, "opponents": opponents, "opponent_sampler": opponent_sampler}
             refuse_beside(fixed, [name for name, value in given.items() if value is not None])
-            opponents = list(fixed.opponents)
-        self.rules = rules_for(setting, rule_options)
+            self.rules, opponents = fixed.rules(), list(fixed.opponents)
         n = self.rules.num_players
         if opponent_sampler is not None:
             if opponents is not None:
