@@ -3,8 +3,8 @@
 At each decision with more than one legal action, the agent draws ``samples`` determinizations of
 what the acting seat sees (``wizard_env.engine.determinize``: hidden hands, the stack and hidden bids
 redrawn, never the real ones), copies each once per legal action, applies the action, and plays the
-round out on the batched engine with every seat played by the rollout policy (RuleAgent, or the
-shipped PPO agent), all copies of all games in lockstep, one ``act_batch`` call per move. It then
+round out on the batched engine with every seat played by the rollout policy (RuleAgent, or a
+shipped network by its name: ``ppo``, ``ppo-v3``, ...), all copies of all games in lockstep, one ``act_batch`` call per move. It then
 takes the action with the best mean round score of the acting seat over the samples (ties: the
 lowest action id). Bids and the trump choice are searched like cards.
 
@@ -19,8 +19,8 @@ worlds are drawn and ``samples`` of them kept, drawn by how likely the bids the 
 in each (``agents.inference``: RuleAgent's bid model at ``temperature``). Without it the agent is the
 uniform one, draw for draw.
 
-With ``top=K`` (``pimc:top=4``) the network is the search's prior too: only the K legal actions that the shipped
-``ppo`` rates highest are played out (``rollouts.search_prior``; a decision with at most K legal actions searches
+With ``top=K`` (``pimc:top=4``) the network is the search's prior too: only the K legal actions that the rollouts'
+network (``ppo`` with RuleAgent rollouts) rates highest are played out (``rollouts.search_prior``; a decision with at most K legal actions searches
 them all), so a decision among 16 bids costs what one among K does. The prior is a ``PPOAgent`` of its own, so the
 rollouts draw what they would without it.
 
@@ -36,20 +36,20 @@ from wizard_env.engine.batch import WizardBatch
 
 from .base import Agent
 from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, BidInference
-from .ppo_agent import PRETRAINED, PPOAgent
+from .ppo_agent import PRETRAINED, SHIPPED, PPOAgent
 from .rollouts import search_prior, search_values
 from .rule_agent import RuleAgent
 
 DEFAULT_SAMPLES = 16
-#: Rollout policies by option value.
-ROLLOUTS = ("rule", "ppo")
+#: Rollout policies by option value: RuleAgent, or a shipped network by its name (the prior too, with ``top``).
+ROLLOUTS = ("rule", *SHIPPED)
 #: Games played out at once at most (copies of a decision: samples x legal actions); bounds the memory of one call.
 MAX_ROLLOUTS = 8192
 
 
 def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = None) -> dict:
     """Keyword arguments of ``PIMCAgent`` from a spec's options,
-    ``samples=N:rollout=rule|ppo:infer=bids:over=K:temp=T:top=K``, over ``defaults`` (keyword arguments too);
+    ``samples=N:rollout=rule|ppo|ppo-v3|...:infer=bids:over=K:temp=T:top=K``, over ``defaults`` (keyword arguments too);
     ValueError naming a bad one (in the spec ``name:arg``)."""
     options: dict = dict(defaults or {})
     for part in arg.split(":") if arg else []:
@@ -107,10 +107,11 @@ class PIMCAgent(Agent):
         self.rollout = rollout
         self.rng = np.random.default_rng(seed)
         policy_seed = np.random.default_rng(self.rng.integers(2**63))
-        self.policy = RuleAgent(seed=policy_seed) if rollout == "rule" else PPOAgent.load(PRETRAINED, seed=policy_seed)
+        network = SHIPPED.get(rollout, PRETRAINED)  # the rollouts' network, or ``ppo`` as the prior of rule rollouts
+        self.policy = RuleAgent(seed=policy_seed) if rollout == "rule" else PPOAgent.load(network, seed=policy_seed)
         #: How many legal actions the prior lets the search play out (None: all of them), and the prior.
         self.top = None if top is None else int(top)
-        self.prior = None if top is None else PPOAgent.load(PRETRAINED, seed=policy_seed.spawn(1)[0])  # draws nothing
+        self.prior = None if top is None else PPOAgent.load(network, seed=policy_seed.spawn(1)[0])  # draws nothing
         #: Decisions made with a search (more than one legal action), for measuring time per decision.
         self.searched = 0
 

@@ -1,13 +1,13 @@
 """Agents by name, as the command line and replay files write them.
 
 ``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values and
-expert iteration; see its MODEL_CARD.md); ``ppo-v3`` (today the same file as ``ppo``, a name that stays with it when
-``ppo`` moves to wizard-v4.npz); ``ppo-v2`` (the agent shipped before it, which ``ppo`` was trained from);
-``ppo-v1`` (the one shipped before that, which ``ppo-v2`` was trained from);
+expert iteration; see its MODEL_CARD.md); ``ppo-v3`` (the agent shipped before it, which ``ppo`` was trained from);
+``ppo-v2`` (the one shipped before that, which ``ppo-v3`` was trained from); ``ppo-v1`` (which ``ppo-v2`` was
+trained from);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
 ``pimc`` (search on determinized rollouts, options
-``samples=N``, ``rollout=rule|ppo``, ``infer=bids`` with ``over=K``, ``temp=T``, and ``top=K`` (search only the
+``samples=N``, ``rollout=rule|ppo`` (or another shipped network: ``rollout=ppo-v3``), ``infer=bids`` with ``over=K``, ``temp=T``, and ``top=K`` (search only the
 network's K best-rated actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``,
 ``pimc:samples=16:rollout=ppo:top=4``; it plays where the games are
 at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``: the shipped network as
@@ -28,7 +28,7 @@ import numpy as np
 from .base import Agent
 from .pimc_agent import PIMCAgent
 from .pimc_agent import parse_options as _pimc_options
-from .ppo_agent import PLAY_MODES, PRETRAINED, PRETRAINED_BID, PRETRAINED_V1, PRETRAINED_V2, PRETRAINED_V3, PPOAgent
+from .ppo_agent import PLAY_MODES, SHIPPED, PPOAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
 
@@ -98,11 +98,7 @@ def _search(arg: str | None, seed: Seed) -> Agent:
 _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
-    "ppo": _ppo_from(PRETRAINED),
-    "ppo-v3": _ppo_from(PRETRAINED_V3),
-    "ppo-v2": _ppo_from(PRETRAINED_V2),
-    "ppo-v1": _ppo_from(PRETRAINED_V1),
-    "ppo-bid": _ppo_from(PRETRAINED_BID),
+    **{name: _ppo_from(path) for name, path in SHIPPED.items()},
     "pimc": _pimc,
     "search": _search,
 }

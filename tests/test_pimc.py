@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -35,6 +37,9 @@ def test_search_is_pimc_with_the_network_and_inference_and_its_options_override_
     larger = make_agent("search:samples=32:top=5:over=8", 0)
     assert (larger.samples, larger.rollout, larger.top, larger.inference.oversample) == (32, "ppo", 5, 8)
     assert make_agent("search:rollout=rule", 0).rollout == "rule"
+    earlier = make_agent("search:rollout=ppo-v3", 0)  # an earlier shipped network plays the rollouts and is the prior
+    assert Path(earlier.policy.source).name == Path(earlier.prior.source).name == "wizard-v3.npz"
+    assert Path(make_agent("pimc:top=2", 0).prior.source).name == Path(make_agent("ppo", 0).source).name
     with pytest.raises(ValueError, match=r"agent spec 'search:samples=0': samples must be a positive integer"):
         make_agent("search:samples=0", 0)
 
