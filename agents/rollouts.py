@@ -9,7 +9,7 @@ network to them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -23,25 +23,33 @@ if TYPE_CHECKING:
     from .inference import BidInference
 
 
-def seated_actions(agent: Agent, others: Agent | None, theirs: np.ndarray | None, observations: np.ndarray,
-                   masks: np.ndarray) -> np.ndarray:
-    """Each row's action: by ``others`` where ``theirs`` [k] (bool) marks the row's seat as one of theirs, else by
-    ``agent`` (``others`` None: ``agent`` plays every row, in one call)."""
-    if others is None or theirs is None or not theirs.any():
+def seated_actions(agent: Agent, others: Agent | Sequence[Agent] | None, theirs: np.ndarray | None,
+                   observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Each row's action, one ``act_batch`` call per agent that has rows: by ``others`` where ``theirs`` [k] (bool) marks
+    the row's seat as one of theirs, or with a sequence of others by ``others[j]`` where ``theirs`` [k] (int) is j;
+    ``agent`` plays the other rows (False, or a negative owner). ``others`` None: ``agent`` plays every row, in one call."""
+    if others is None or theirs is None:
         return agent.act_batch(observations, masks)
-    actions, mine = np.empty(len(observations), dtype=np.int64), ~theirs
-    if mine.any():
-        actions[mine] = agent.act_batch(observations[mine], masks[mine])
-    actions[theirs] = others.act_batch(observations[theirs], masks[theirs])
+    owners = theirs.astype(np.int64) - 1 if theirs.dtype == bool else theirs  # a bool mark: True is others[0], False agent
+    if not (owners >= 0).any():
+        return agent.act_batch(observations, masks)
+    players = (agent, others) if isinstance(others, Agent) else (agent, *others)
+    actions = np.empty(len(observations), dtype=np.int64)
+    for owner, player in enumerate(players, -1):  # the agent's rows (owner -1) first, then each other's in turn
+        rows = owners == owner
+        if rows.any():
+            actions[rows] = player.act_batch(observations[rows], masks[rows])
     return actions
 
 
 def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, masks: np.ndarray | None = None,
-                   others: Agent | None = None, theirs: np.ndarray | None = None) -> np.ndarray:
+                   others: Agent | Sequence[Agent] | None = None, theirs: np.ndarray | None = None) -> np.ndarray:
     """float32 [k, NUM_ACTIONS]: the acting seat's round score after each legal action of each game
     (the round played out by ``rollout`` at every seat); NaN for illegal actions. ``masks`` [k, NUM_ACTIONS]:
     the actions to play out, some of the legal ones (default: all of them); NaN for the others. ``others`` plays
-    the seats that ``theirs`` [k, seats] (bool) marks in each game instead (a table of RuleAgents, say)."""
+    the seats that ``theirs`` [k, seats] (bool) marks in each game instead (a table of RuleAgents, say); with a
+    sequence of others, ``theirs`` (int) names each seat's player: ``others[j]`` for j >= 0, ``rollout`` for a
+    negative one (``seated_actions``: one call per agent, the rows of every game together)."""
     masks = batch.legal_masks(games) if masks is None else masks
     rows, actions = np.nonzero(masks)
     seats = batch.current[games][rows]
@@ -67,7 +75,8 @@ def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, masks:
 
 
 def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np.random.Generator, samples: int,
-                  inference: BidInference | None = None, masks: np.ndarray | None = None, others: Agent | None = None,
+                  inference: BidInference | None = None, masks: np.ndarray | None = None,
+                  others: Agent | Sequence[Agent] | None = None,
                   theirs: np.ndarray | None = None) -> np.ndarray:
     """float64 [k, NUM_ACTIONS]: each legal action's mean round score for the acting seat of each of ``games`` over
     ``samples`` determinizations of what that seat sees (``determinize``: never the hidden cards themselves), each
