@@ -47,13 +47,14 @@ def test_rollouts_give_the_marked_seats_to_the_others():
     assert not np.array_equal(np.nan_to_num(mixed), np.nan_to_num(none))
 
 
-def test_rule_seats_leave_one_seat_in_the_share_of_games_drawn():
-    theirs, others = rv.rule_seats(400, 5, 0.25, seed=3)
-    tables = theirs.any(axis=1)
-    assert isinstance(others, RuleAgent) and 60 < tables.sum() < 140
-    assert (theirs[tables].sum(axis=1) == 4).all() and not theirs[np.flatnonzero(tables), np.flatnonzero(tables) % 5].any()
-    np.testing.assert_array_equal(rv.rule_seats(400, 5, 0.25, seed=3)[0], theirs)
-    assert not rv.rule_seats(400, 5, 0.0, seed=3)[0].any() and rv.rule_seats(400, 5, 0.0, seed=3)[1] is None
+def test_table_seats_leave_one_seat_in_the_share_of_games_drawn():
+    owners = rv.table_seats(400, 5, 3, rule_tables=0.25)
+    tables = (owners == rv.RULE).any(axis=1)
+    assert 60 < tables.sum() < 140 and set(np.unique(owners)) == {rv.LEARNER, rv.RULE}
+    assert ((owners[tables] == rv.RULE).sum(axis=1) == 4).all()
+    assert (owners[np.flatnonzero(tables), np.flatnonzero(tables) % 5] == rv.LEARNER).all()
+    np.testing.assert_array_equal(rv.table_seats(400, 5, 3, rule_tables=0.25), owners)
+    assert (rv.table_seats(400, 5, 3) == rv.LEARNER).all()
 
 
 class Counting(PPOAgent):
@@ -84,9 +85,9 @@ def test_at_a_rule_table_only_the_networks_seat_is_asked_and_kept(monkeypatch):
         kept.append(len(samples))
     assert 0.15 < asked[1] / asked[0] < 0.35 and 0.15 < kept[1] / kept[0] < 0.35  # one seat of four
     for seats, games, others, theirs in seen[-3:]:
-        assert isinstance(others, RuleAgent)
+        assert len(others) == 1 and isinstance(others[rv.RULE], RuleAgent)
         np.testing.assert_array_equal(seats, games % 4)  # the network's seat of each game acts
-        np.testing.assert_array_equal(theirs, np.arange(4) != (games % 4)[:, None])
+        np.testing.assert_array_equal(theirs, np.where(np.arange(4) != (games % 4)[:, None], rv.RULE, rv.LEARNER))
 
 
 @pytest.mark.parametrize("share", [-0.1, 1.5, True])

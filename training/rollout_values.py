@@ -24,7 +24,7 @@ of N whole scores need not be whole: the compact samples keep such values as flo
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 
 def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...], share: float = 1.0,
                    behaviour: Agent | None = None, rollout: Agent | None = None, search_samples: int = 0,
-                   search_top: int = 0, rule_tables: float = 0.0) -> ValueSamples:
+                   search_top: int = 0, rule_tables: float = 0.0, pool: Sequence[Agent] = (),
+                   pool_tables: float = 0.0) -> ValueSamples:
     """Action values of the decisions in ``phases`` that have a choice, in ``games`` games played by ``behaviour``
     (default RuleAgent) at every seat; each such decision is kept with probability ``share``. The values are each
     action's round score in the true deal, the round played out by ``rollout`` (default RuleAgent), or with
@@ -58,15 +59,23 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     and a ``PPOAgent`` as ``rollout``): only the K legal actions that ``rollout`` rates highest, and RuleAgent's choice,
     are played out (``search_prior``); the others' values are NaN.
 
-    ``rule_tables``: the share of the games (drawn from a stream of the seed) played at a table of RuleAgents: one seat
-    (game g's seat g mod the players) is ``behaviour``'s, and only its decisions are kept; the others are RuleAgent's
-    there and in the rollouts, so the values are those of playing against RuleAgents. ValueError for a negative
-    ``search_samples`` or ``search_top``, or a ``rule_tables`` outside 0..1."""
+    Opponent tables (``table_seats``): in a ``rule_tables`` share of the games one seat (game g's seat g mod the
+    players) is ``behaviour``'s and RuleAgents hold the others; in a ``pool_tables`` share of the other games one agent
+    drawn from ``pool`` (agents that play from observations) holds them. Only ``behaviour``'s decisions are kept there,
+    and the opponents play their seats in the rollouts too, so the values are those of playing against them.
+    ValueError for a negative ``search_samples`` or ``search_top``, a share outside 0..1, shares summing past 1, or
+    ``pool_tables`` without a ``pool``."""
     for name, value in (("search_samples", search_samples), ("search_top", search_top)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
-    if isinstance(rule_tables, (bool, np.bool_)) or not isinstance(rule_tables, (int, float)) or not 0 <= rule_tables <= 1:
-        raise ValueError(f"rule_tables must be a share from 0 to 1, not {rule_tables!r}")
+    for name, part in (("rule_tables", rule_tables), ("pool_tables", pool_tables)):
+        if isinstance(part, (bool, np.bool_)) or not isinstance(part, (int, float)) or not 0 <= part <= 1:
+            raise ValueError(f"{name} must be a share from 0 to 1, not {part!r}")
+    if rule_tables + pool_tables > 1:
+        raise ValueError(f"rule_tables {rule_tables} and pool_tables {pool_tables} are shares of the same games: "
+                         f"they sum to at most 1")
+    if pool_tables and not pool:
+        raise ValueError("pool_tables needs a pool: the agents who hold the other seats")
     rng = np.random.default_rng([seed, 2])
     search_rng = np.random.default_rng([seed, SEARCH_STREAM])
     rule = RuleAgent(seed=np.random.default_rng([seed, 1]))
@@ -78,19 +87,26 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     if search_samples and search_top and isinstance(rollout, PPOAgent):
         prior = copy.copy(rollout)
         prior.rule = RuleAgent(seed=np.random.default_rng([seed, PRIOR_STREAM]))
-    theirs, others = rule_seats(games, rules.num_players, rule_tables, seed)  # RuleAgent's seats, by game
+    owners = table_seats(games, rules.num_players, seed, rule_tables, pool_tables, len(pool))  # who holds each seat
+    # the opponents by owner: RuleAgent in the rollouts of rule tables (at the table its seats play the hint; without
+    # rule tables no seat is RULE's and ``rule`` only holds the place), then the pool
+    opponents = [RuleAgent(seed=np.random.default_rng([seed, TABLE_RULE_STREAM])) if rule_tables else rule, *pool]
     batch = WizardBatch(rules, games, seed=seed, autoreset=False)
     parts = []
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
         o, m = batch.observe(live), batch.legal_masks(live)
         hint = rule.act_batch(o, m)
-        ruled = theirs[live, batch.current[live]]
-        a, mine = hint.copy(), ~ruled  # RuleAgent's seats play its choice
+        owner = owners[live, batch.current[live]]
+        a, mine = hint.copy(), owner == LEARNER  # RuleAgent's seats play its choice
         if behaviour is not rule and mine.any():
             a[mine] = behaviour.act_batch(o[mine], m[mine])
-        keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share) & ~ruled
+        for j, opponent in enumerate(pool, POOL):  # one call for each opponent's rows, every game's together
+            theirs = owner == j
+            if theirs.any():
+                a[theirs] = opponent.act_batch(o[theirs], m[theirs])
+        keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share) & mine
         if keep.any():
-            seated = dict(others=others, theirs=theirs[live[keep]]) if rule_tables else {}
+            seated = dict(others=opponents, theirs=owners[live[keep]]) if rule_tables or pool_tables else {}
             if search_samples:
                 searched = None if prior is None else search_prior(prior, o[keep], m[keep], int(search_top), keep=hint[keep])
                 values = search_values(batch, live[keep], rollout, search_rng, int(search_samples), masks=searched, **seated)
@@ -105,21 +121,35 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
 
 #: The stream of ``collect_values``' seed that search targets draw their deals from (1: RuleAgent, 2: which decisions
 #: are kept, 3: the trainer's agent), the one of the prior's RuleAgent (``search_top``), the one that picks the tables
-#: of RuleAgents and the one of their RuleAgents in the rollouts (``rule_tables``).
+#: of RuleAgents and the one of their RuleAgents in the rollouts (``rule_tables``), the one that picks the pool's
+#: tables (``pool_tables``), the one that draws each such table's opponent, and the one the trainer seeds the pool's
+#: agents from (``training.opponent_pool``).
 SEARCH_STREAM, PRIOR_STREAM, TABLE_STREAM, TABLE_RULE_STREAM = 5, 6, 7, 8
+POOL_TABLE_STREAM, POOL_DRAW_STREAM, POOL_AGENT_STREAM = 9, 10, 11
+#: Who holds a seat in ``table_seats``' array: the learner (``behaviour``), RuleAgent, or from ``POOL`` on the pool's
+#: agents in order (``POOL + j``: ``pool[j]``).
+LEARNER, RULE, POOL = -1, 0, 1
 
 
-def rule_seats(games: int, players: int, share: float, seed: int) -> tuple[np.ndarray, RuleAgent | None]:
-    """bool [games, players]: the seats RuleAgent plays in each game of ``collect_values`` (a ``share`` of the games,
-    drawn from the seed's stream: every seat but seat g mod ``players`` of game g), and the RuleAgent that plays them in
-    the rollouts (None without such games)."""
-    theirs = np.zeros((games, players), dtype=bool)
-    if not share:
-        return theirs, None
-    tables = np.flatnonzero(np.random.default_rng([seed, TABLE_STREAM]).random(games) < share)
-    theirs[tables] = True
-    theirs[tables, tables % players] = False
-    return theirs, RuleAgent(seed=np.random.default_rng([seed, TABLE_RULE_STREAM]))
+def table_seats(games: int, players: int, seed: int, rule_tables: float = 0.0, pool_tables: float = 0.0,
+                pool_size: int = 0) -> np.ndarray:
+    """int16 [games, players]: who holds each seat of each game of ``collect_values`` (``LEARNER``, ``RULE`` or
+    ``POOL + j``). A ``rule_tables`` share of the games (drawn from the seed's ``TABLE_STREAM``) and a ``pool_tables``
+    share (drawn among the others from ``POOL_TABLE_STREAM``, each one's opponent j from ``POOL_DRAW_STREAM``) are
+    opponent tables: the opponent holds every seat but seat g mod ``players`` of game g. Without a share no stream
+    is drawn from."""
+    opponent = np.full(games, LEARNER, dtype=np.int16)
+    if rule_tables:
+        opponent[np.random.default_rng([seed, TABLE_STREAM]).random(games) < rule_tables] = RULE
+    if pool_tables and pool_size:
+        # among the games that are not rule tables a share pool_tables / (1 - rule_tables): pool_tables of them all
+        drawn = np.random.default_rng([seed, POOL_TABLE_STREAM]).random(games) * (1 - rule_tables) < pool_tables
+        pick = np.random.default_rng([seed, POOL_DRAW_STREAM]).integers(pool_size, size=games)
+        chosen = drawn & (opponent == LEARNER)
+        opponent[chosen] = POOL + pick[chosen]
+    owners = np.repeat(opponent[:, None], players, axis=1)
+    owners[np.arange(games), np.arange(games) % players] = LEARNER
+    return owners
 
 
 #: Rollout values are round scores; the network fits them in tens of points (``PPOAgent`` plays them so).
