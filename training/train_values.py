@@ -9,7 +9,10 @@ Each iteration has three parts, all in ``--out``:
    agent (``wizard_env.training.rollout_values``): each action's round score in that deal. With ``--targets search``
    the values come from search instead: each action's mean round score over ``--search-samples`` deals redrawn from
    what the acting player sees (``engine.determinize``), each played out by the current agent: what ``pimc``
-   chooses by, so each iteration distils search on top of the previous agent into the next (expert iteration). Settings
+   chooses by, so each iteration distils search on top of the previous agent into the next (expert iteration). In a
+   ``--rule-tables`` share of the games the agent holds one seat against RuleAgents, in a ``--pool-tables`` share
+   against one agent of ``--pool`` (``wizard_env.training.opponent_pool``: earlier networks, the run's own with
+   ``previous``), there and in the rollouts, and only its decisions are kept (``rollout_values.table_seats``). Settings
    and their checks: ``wizard_env.training.values_config``. ``--workers`` processes
    (``wizard_env.util.workers``: Ctrl-C stops them within seconds, one stopped mid-chunk writes nothing, and they die
    with the run). A chunk is read whole and checked, so a damaged one is named with its remedy: delete it.
@@ -52,6 +55,7 @@ from wizard_env.engine.rules import Rules
 from . import rollout_values as rv
 from . import train_report
 from .common import rules_json, run_lock
+from .opponent_pool import build_pool, pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
 from .values_config import LATER_DEFAULTS, RESUME_MAY_CHANGE, SAMPLE_BYTES, ValuesConfig, check_config, read_run_config
@@ -80,10 +84,12 @@ def _collect_chunk(task: tuple) -> tuple[str, int]:
     return task[0], len(samples.advice)
 
 
-def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None) -> rv.ValueSamples:
+def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None, read: dict | None = None) -> rv.ValueSamples:
     """Worker: the decisions of one data chunk, not written (a Ray task returns them to the driver). ``agent``: the
-    (config, weights) of the task's checkpoint, already read (a cluster's machines need not see the driver's files)."""
-    path, rules, games, seed, phases, share, checkpoint, torch_threads, search_samples, search_top, rule_tables = task
+    (config, weights) of the task's checkpoint, and ``read`` those of the pool's (``opponent_pool.read_checkpoints``),
+    already read (a cluster's machines need not see the driver's files)."""
+    path, rules, games, seed, phases, share, checkpoint, torch_threads, search_samples, search_top = task[:10]
+    rule_tables, pool, pool_tables = task[10:]
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(torch_threads, user_api="blas")
@@ -92,7 +98,8 @@ def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None) -> rv.Va
         config, weights = agent if agent is not None else load_checkpoint(checkpoint)
         behaviour = PPOAgent(config, weights, seed=np.random.default_rng([seed, 3]), source=checkpoint)
     return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour,
-                             search_samples=search_samples, search_top=search_top, rule_tables=rule_tables)
+                             search_samples=search_samples, search_top=search_top, rule_tables=rule_tables,
+                             pool=build_pool(pool, seed, read), pool_tables=pool_tables)
 
 
 #: How to recover from a damaged data chunk: chunk N of an iteration is a function of the run's seed and the agent
@@ -128,6 +135,12 @@ class ValuesTrainer:
         previous iteration's, or for iteration 0 ``--start`` ("": RuleAgent collects, the fit starts fresh)."""
         return str(self.checkpoint(iteration - 1)) if iteration else self.cfg.start
 
+    def pool(self, iteration: int) -> tuple[str, ...]:
+        """The agent specs of the pool that ``iteration``'s data meet at the pool's tables (``previous``: the agents
+        that collected the data of the iterations up to this one, ``--start`` or RuleAgent and ``iter-0`` on)."""
+        earlier = [f"ppo:{self.cfg.start}" if self.cfg.start else "rule"]
+        return pool_specs(self.cfg.pool, earlier + [f"ppo:{self.checkpoint(k)}" for k in range(iteration)])
+
     def collect(self, iteration: int) -> tuple[list[Path], int]:
         """The chunk files of an iteration (those already there, then new ones until ``samples`` decisions) and
         the decisions they hold."""
@@ -136,6 +149,7 @@ class ValuesTrainer:
         folder.mkdir(parents=True, exist_ok=True)
         checkpoint = self.before(iteration)
         phases = LEARNED_PHASES[cfg.learn]
+        opponents = self.pool(iteration) if cfg.pool_tables else ()
 
         def path(i: int) -> Path:
             return folder / f"chunk-{i:05d}.npz"
@@ -145,7 +159,7 @@ class ValuesTrainer:
             seed = int(np.random.default_rng([cfg.seed, iteration, i]).integers(2**62))
             search = cfg.search_samples if cfg.targets == "search" else 0  # 0: rollout values in the true deal
             return (str(path(i)), rules_json(rules), cfg.games, seed, phases, cfg.share, checkpoint, cfg.torch_threads, search,
-                    cfg.search_top if search else 0, cfg.rule_tables)
+                    cfg.search_top if search else 0, cfg.rule_tables, opponents, cfg.pool_tables)
 
         sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
 
@@ -172,10 +186,11 @@ class ValuesTrainer:
             with self._workers() as pool:
                 ray = isinstance(pool, RayWorkers)
                 agent = pool.put(load_checkpoint(checkpoint)) if isinstance(pool, RayWorkers) and checkpoint else None
+                read = pool.put(read_checkpoints(opponents)) if isinstance(pool, RayWorkers) and opponents else None
                 running: dict[Future, int] = {}
                 while enough() is None:
                     while len(running) < cfg.workers and sum(sizes.values()) < cfg.samples or not running:
-                        future = pool.submit(_chunk_samples, task(index), agent) if ray else pool.submit(_collect_chunk, task(index))
+                        future = pool.submit(_chunk_samples, task(index), agent, read) if ray else pool.submit(_collect_chunk, task(index))
                         running[future] = index
                         index += 1
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)

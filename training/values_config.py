@@ -22,6 +22,7 @@ from wizard_env.util.checks import short_repr
 
 from . import rollout_values as rv
 from .common import check_ranges
+from .opponent_pool import check_pool
 from .ray_collect import require_ray
 
 
@@ -39,6 +40,8 @@ class ValuesConfig:
     search_samples: int = 8  #: with --targets search: deals redrawn per decision, each action played out in every one
     search_top: int = 0  #: with --targets search: play out only the K legal actions the previous iteration's network rates highest, and RuleAgent's choice (0: every legal action; iteration 0 of a run without --start searches every one)
     rule_tables: float = 0.0  #: share of the games played by the network in one seat against RuleAgents in the others (only its decisions kept, their rollouts with RuleAgents there too); the rest: the network at every seat
+    pool_tables: float = 0.0  #: share of the games played by the network in one seat against one agent of --pool in the others, drawn per game (only its decisions kept, the rollouts with that agent there too); other games than --rule-tables' (the two sum to at most 1)
+    pool: list[str] = field(default_factory=list)  #: the agents of --pool-tables, by comma: agent specs that play from observations (ppo-v3, ppo-v2, rule), checkpoint paths, or previous (the agents that collected the run's data so far: --start, or RuleAgent, and iter-0 .. iter-(k-1) when iteration k collects)
     workers: int = 2  #: processes collecting data
     margin: float = 3.0  #: points a deviation from RuleAgent's choice must promise (0: plain argmax)
     play_margin: float | None = None  #: the margin of card play alone (default: --margin)
@@ -61,6 +64,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
     "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
     "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None), "rule_tables": (0, 1),
+    "pool_tables": (0, 1),
 }
 ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
@@ -76,7 +80,9 @@ TARGETS = ("rollout", "search")
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
-                  "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0}
+                  "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": []}
+#: The settings that are lists of strings (the other lists hold integers).
+STRING_LISTS = ("pool",)
 
 
 def check_config(cfg: ValuesConfig) -> None:
@@ -109,6 +115,7 @@ def check_config(cfg: ValuesConfig) -> None:
         require_ray()  # MissingExtra naming the rllib extra, before anything is written
     if cfg.start:
         check_start(cfg)
+    check_pool(cfg.pool, cfg.pool_tables, cfg.rule_tables, cfg.mix)
 
 
 def check_start(cfg: ValuesConfig) -> None:
@@ -141,8 +148,8 @@ def _fits(value: object, default: object) -> bool:
         return isinstance(value, bool)
     if isinstance(default, int):
         return type(value) is int
-    if isinstance(default, list):
-        return isinstance(value, list) and all(type(v) is int for v in value)
+    if isinstance(default, list):  # of the type of its first element (integers for an empty one)
+        return isinstance(value, list) and all(type(v) is (type(default[0]) if default else int) for v in value)
     return isinstance(value, type(default))
 
 
@@ -163,6 +170,7 @@ def read_run_config(path: Path) -> dict:
                    f"it has no '{what}' object" if what not in config else f"its '{what}' is not an object")
     else:
         defaults = dataclasses.asdict(ValuesConfig())
+        defaults.update({k: [""] for k in STRING_LISTS})  # what ``_fits`` checks their elements against
         wrong = next((k for k, v in config["train"].items() if k in defaults and not _fits(v, defaults[k])), None)
         if wrong is not None:
             problem = f"'train.{wrong}' is {short_repr(config['train'][wrong])}, not a value of --{wrong.replace('_', '-')}"

@@ -72,9 +72,9 @@ def test_a_worker_killed_in_a_chunk_leaves_no_file_and_the_chunk_is_redone(tmp_p
     attempts.mkdir()
     original = train_values._chunk_samples
 
-    def dies_once_in_chunk_1(task: tuple, agent=None):
+    def dies_once_in_chunk_1(task: tuple, agent=None, read=None):
         """Collect the chunk, then on the first try at chunk 1 kill this worker before it returns anything."""
-        samples = original(task, agent)
+        samples = original(task, agent, read)
         if task[0].endswith("chunk-00001.npz"):
             (attempts / str(len(list(attempts.iterdir())))).touch()
             if len(list(attempts.iterdir())) == 1:

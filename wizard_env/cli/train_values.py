@@ -6,6 +6,8 @@
     wizard train-values --out runs/search --targets search --search-samples 8        # values from search (expert iteration)
     wizard train-values --out runs/search --targets search --search-samples 8 --search-top 4 --start ...   # the network prunes
     wizard train-values --out runs/vs-rule --rule-tables 0.5 ...    # half the games: the network against three RuleAgents
+    wizard train-values --out runs/pop --rule-tables 0.25 --pool-tables 0.25 --pool previous,ppo-v3 ...
+                                                     # a quarter against an earlier network: the run's own or ppo-v3
     wizard train-values --out runs/exit --targets search --start agents/pretrained/wizard-v1.npz --hidden 512,256 --features
                                                      # expert iteration from the shipped network
 
@@ -49,7 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
                                          "eval_deals", "torch_threads", "search_samples", "search_top"),
-                       ("share", "margin", "learning_rate", "rule_tables"))
+                       ("share", "margin", "learning_rate", "rule_tables", "pool_tables"))
+    parser.add_argument("--pool", default="", metavar="SPEC,SPEC,...", help=docs["pool"])
     parser.add_argument("--targets", choices=TARGETS, default=d.targets, help=f"{docs['targets']} (default {d.targets})")
     parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
                         help=f"{docs['play_margin']}")
@@ -79,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
         hidden = [options.int_type(h) for h in args.hidden.split(",")]
     except argparse.ArgumentTypeError:
         raise ValueError(f"--hidden {short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
-    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix", "start"}
+    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix", "start", "pool"}
     cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=parse_mix(args.mix),
-                       start=args.start or "")
+                       start=args.start or "", pool=args.pool.split(",") if args.pool else [])
     check_config(cfg)  # before torch is given --torch-threads
     torch.set_num_threads(cfg.torch_threads)
     trainer = run_training(cfg, make_rules(args), args.out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
