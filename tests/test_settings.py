@@ -250,3 +250,69 @@ def test_eval_with_an_unknown_setting_names_the_known_ones(tmp_path):
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
     assert all(name in run.stderr for name in SETTINGS)
     assert not (tmp_path / "ev").exists()
+
+
+# -- the VecEnv and the other commands with a setting --------------------------------------------
+
+
+def test_the_vec_env_of_a_setting_has_its_rules_and_its_opponents_as_the_pool():
+    from wizard_env.envs.vec_env import WizardVecEnv
+
+    env = WizardVecEnv(4, seed=0, setting="wizard-3p-5r")
+    env.reset()
+    assert env.rules == get_setting("wizard-3p-5r").rules()
+    assert [type(a) for a in env.opponent_pool] == [RuleAgent]
+    assert all(sum(a is None for a in seats) == 1 and len(seats) == 3 for seats in env.get_attr("seat_agents"))
+    assert WizardVecEnv(2, seed=0).rules == Rules.make()  # without a setting the defaults are as before
+
+
+@pytest.mark.parametrize("extra", [{"num_players": 3}, {"rounds": 5}, {"opponents": "rule"}, {"opponent_weights": [1.0]}])
+def test_the_vec_env_refuses_what_a_setting_fixes(extra: dict):
+    from wizard_env.envs.vec_env import WizardVecEnv
+
+    with pytest.raises(ValueError, match=f"fixes the game: {next(iter(extra))} cannot be given"):
+        WizardVecEnv(2, setting="wizard-3p-5r", **extra)
+
+
+def test_a_pool_takes_a_setting_only_when_its_opponents_are_one_agent():
+    assert get_setting("wizard-4p").opponent_spec() == "rule"
+    with pytest.raises(ValueError, match="seats different opponents"):
+        Setting("mixed", 3, 5, "open", False, False, ("rule", "random")).opponent_spec()
+
+
+def test_simulate_with_a_setting_seats_the_agent_first_against_its_opponents(capsys):
+    assert main(["simulate", "--setting", "wizard-3p-5r", "--agents", "random", "--games", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("3 players, 5 rounds (1..5 cards)")
+    assert [line.split()[1] for line in lines[2:]] == ["random", "rule", "rule"]
+
+
+@pytest.mark.parametrize(
+    "command, args, message",
+    [
+        (["simulate"], ["--agents", "rule,rule"], "--agents names 2 agents beside --setting wizard-3p-5r"),
+        (["simulate"], ["--players", "3"], "fixes the game: --players cannot be given"),
+        (["train"], ["--mix", "3"], "fixes the game: --mix cannot be given"),
+        (["train"], ["--pool", "rule=1"], "fixes the game: --pool cannot be given"),
+        (["train"], ["--rounds", "5"], "fixes the game: --rounds cannot be given"),
+        (["train"], ["--backend", "rllib"], "--setting applies to --backend sb3 only"),
+        (["train-values"], ["--mix", "3"], "fixes the game: --mix cannot be given"),
+    ],
+)
+def test_the_commands_with_a_setting_refuse_what_it_fixes_in_one_line(command, args, message, tmp_path, capsys):
+    out = ["--out", str(tmp_path / "run")] if command != ["simulate"] else []
+    assert main([*command, "--setting", "wizard-3p-5r", *out, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wizard: error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_with_a_setting_trains_on_its_game_against_its_opponents_alone(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    out = tmp_path / "run"
+    assert main(["train", "--setting", "wizard-3p-5r", "--out", str(out), "--no-advice", "--bc-epochs", "0",
+                 "--timesteps", "64", "--num-envs", "8", "--n-steps", "8", "--eval-deals", "2", "--eval-every", "64",
+                 "--quiet"]) == 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["train"]["pool"] == {"rule": 1.0} and config["train"]["mix"] == [3]
+    assert config["rules"]["num_players"] == 3 and config["rules"]["rounds"] == [1, 2, 3, 4, 5]

@@ -2,7 +2,8 @@
 ``wizard_env.cli.train``).
 
 The run: the policy reads RuleAgent's choice as an input (``wizard_env.training.advice``; ``--no-advice``) and
-clones RuleAgent's decisions first (``wizard_env.training.warm_start``), then PPO improves on them in games of
+clones RuleAgent's decisions first (``wizard_env.training.warm_start``; ``--bc-epochs 0``: none, PPO starts from
+random weights), then PPO improves on them in games of
 every player count of ``--mix`` (``MixedVecEnv``; ``--episode round``, the default: every round ends
 an episode).
 Every ``--eval-every`` steps (after the PPO update of the rollout that reached them) the policy plays duplicate deals against three RuleAgents
@@ -71,7 +72,7 @@ class TrainConfig:
     snapshots: int = 8  #: self-play snapshots kept in the pool (the newest)
     snapshot_every: int = 250_000  #: steps between snapshots
     bc_games: int = 0  #: RuleAgent games to clone per player count (0: 200, or 2,000 for --learn bid --no-advice)
-    bc_epochs: int = 3  #: epochs of cloning RuleAgent's decisions
+    bc_epochs: int = 3  #: epochs of cloning RuleAgent's decisions (0: no warm start, PPO from random weights)
     bc_smoothing: float = 0.1  #: share of each cloned target spread over the legal actions (keeps PPO exploring)
     target_kl: float = 0.0  #: stop a rollout's PPO epochs early past this KL (0: never)
     eval_every: int = 500_000  #: steps between evaluations against RuleAgent
@@ -360,6 +361,9 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
             teacher = PPOAgent(*start, seed=np.random.default_rng([cfg.seed, 10]), source=cfg.init_from)
             stats = trainer.warm_start(teacher)
             log(f"cloned {cfg.init_from} as an agent (its phases, RuleAgent's in the others): agreement {stats['agreement']:.3f}")
+        trainer.report()
+    elif cfg.bc_epochs == 0:
+        log("no warm start (--bc-epochs 0): PPO starts from random weights")
         trainer.report()
     else:
         stats = trainer.warm_start()

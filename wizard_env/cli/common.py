@@ -11,6 +11,7 @@ import signal
 
 from wizard_env.agents.registry import parse_spec
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, parse_rounds
+from wizard_env.envs.settings import SETTINGS, Setting, get_setting, refuse_beside
 from wizard_env.util import options
 
 #: Exit status after one ``wizard: error: ...`` line.
@@ -40,9 +41,10 @@ class Parser(argparse.ArgumentParser):
 # -- the game variant ----------------------------------------------------------------------------
 
 
-class _Given(argparse.Action):
+class Given(argparse.Action):
     """Stores an option's value (a flag's True) and adds the option to ``args.given_variant``, so that a command can
-    refuse variant options beside one that fixes the variant (``wizard eval --setting``), even at their defaults."""
+    refuse variant options beside one that fixes the variant (``--setting``), even at their defaults. A command's own
+    option that a setting fixes too (``wizard train --mix``) takes ``action=Given`` as well."""
 
     def __init__(self, option_strings: list[str], dest: str, flag: bool = False, **kwargs) -> None:
         super().__init__(option_strings, dest, nargs=0 if flag else None, **kwargs)
@@ -59,18 +61,18 @@ def variant_options() -> Parser:
     parent = Parser(add_help=False)
     parent.set_defaults(given_variant=())
     group = parent.add_argument_group("game variant")
-    group.add_argument("--players", action=_Given, type=options.int_type, default=4, metavar="N",
+    group.add_argument("--players", action=Given, type=options.int_type, default=4, metavar="N",
                        help="3 to 6 players (default 4)")
     group.add_argument(
-        "--rounds", action=_Given, default="standard", metavar="R",
+        "--rounds", action=Given, default="standard", metavar="R",
         help="standard (1..60/N cards), amigo (tournament schedule), K (rounds 1..K), "
         "or comma-separated hand sizes such as 1,3,5 ('3,' is one round of 3 cards); default standard",
     )
-    group.add_argument("--bidding", action=_Given, choices=("open", "hidden", "secret"), default="open",
+    group.add_argument("--bidding", action=Given, choices=("open", "hidden", "secret"), default="open",
                        help="open: bids seen as made; hidden: revealed together before play; secret: at round end")
-    group.add_argument("--bid-total-rule", action=_Given, flag=True, default=False,
+    group.add_argument("--bid-total-rule", action=Given, flag=True, default=False,
                        help="plus/minus 1: the dealer may not make the bids add up to the tricks (open bidding)")
-    group.add_argument("--foresight", action=_Given, flag=True, default=False,
+    group.add_argument("--foresight", action=Given, flag=True, default=False,
                        help="in one-card rounds you see everyone's card but your own")
     return parent
 
@@ -80,6 +82,38 @@ def make_rules(args: argparse.Namespace) -> Rules:
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise ValueError(f"--players {args.players}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
     return Rules.make(args.players, parse_rounds(args.rounds), args.bidding, args.bid_total_rule, args.foresight)
+
+
+def add_setting_option(parser: argparse.ArgumentParser, effect: str) -> None:
+    """``--setting NAME``, a named benchmark setting (``wizard_env.envs.settings``); ``effect``: what it does in this
+    command. The variant options, and the options added with ``action=Given``, are refused beside it (``chosen_setting``)."""
+    parser.add_argument("--setting", choices=list(SETTINGS), metavar="NAME",
+                        help=f"a named benchmark setting ({', '.join(SETTINGS)}): {effect}; no variant options beside it")
+
+
+def chosen_setting(args: argparse.Namespace) -> Setting | None:
+    """The setting of ``--setting`` (None without it); ValueError naming the options in ``args.given_variant`` (given on
+    the command line, even at their defaults), which the setting fixes."""
+    if args.setting is None:
+        return None
+    setting = get_setting(args.setting)
+    refuse_beside(setting, args.given_variant)
+    return setting
+
+
+def rule_opponents(setting: Setting, command: str) -> str:
+    """The agent spec of ``setting``'s opponents when they are RuleAgents, whom ``command`` trains and evaluates
+    against; ValueError for a setting with other opponents."""
+    if set(setting.opponents) != {"rule"}:
+        raise ValueError(f"{command} plays and evaluates against RuleAgents, and setting {setting.name!r} has the "
+                         f"opponents {', '.join(setting.opponents)}")
+    return "rule"
+
+
+def command_rules(args: argparse.Namespace) -> tuple[Rules, Setting | None]:
+    """The rules of ``--setting`` (and the setting), or without it those of the variant options (and None)."""
+    setting = chosen_setting(args)
+    return (make_rules(args) if setting is None else setting.rules()), setting
 
 
 # -- agents --------------------------------------------------------------------------------------

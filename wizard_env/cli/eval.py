@@ -21,14 +21,13 @@ import sys
 
 from wizard_env.agents.registry import AGENT_NAMES
 from wizard_env.engine.rules import Rules
-from wizard_env.envs.settings import SETTINGS, get_setting, refuse_beside
 from wizard_env.training import eval_report
 from wizard_env.training.progress import Progress
 from wizard_env.training.evaluate import EVAL_BYTES_PER_GAME, evaluate, require_eval_extra, seatings
 from wizard_env.util import options
 from wizard_env.util.files import check_writable
 
-from .common import make_rules, split_specs
+from .common import add_setting_option, command_rules, split_specs
 
 HELP = "compare agents on duplicate deals: every agent plays every deal from every seat"
 DESCRIPTION = (
@@ -44,9 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", required=True, metavar="A,B,...",
                         help=f"one agent per seat (known: {', '.join(AGENT_NAMES)}; 'name:arg' passes an argument); "
                         "with --setting, the one agent to evaluate")
-    parser.add_argument("--setting", choices=list(SETTINGS), metavar="NAME",
-                        help=f"a named benchmark setting ({', '.join(SETTINGS)}): its rules, and its opponents in every "
-                        "seat but the one of --agents' agent; no variant options beside it")
+    add_setting_option(parser, "its rules, and its opponents in every seat but the one of --agents' agent")
     parser.add_argument("--games", type=options.int_type, default=100, metavar="G",
                         help="deals to play; each is played once per rotation (default 100)")
     parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
@@ -83,15 +80,13 @@ def run(args: argparse.Namespace) -> int:
 def _seats(args: argparse.Namespace) -> tuple[Rules, list[str]]:
     """The rules and an agent spec per seat: the variant options and --agents, or --setting and --agents' one agent."""
     specs = split_specs(args.agents, "--agents")
-    if args.setting is None:
-        rules = make_rules(args)
+    rules, setting = command_rules(args)
+    if setting is None:
         if len(specs) != rules.num_players:
             n = rules.num_players
             raise ValueError(f"--agents names {len(specs)} agents for {n} seats: give exactly {n}")
         return rules, specs
-    setting = get_setting(args.setting)
-    refuse_beside(setting, args.given_variant)
     if len(specs) != 1:
         raise ValueError(f"--agents names {len(specs)} agents beside --setting {setting.name}, whose opponents "
                          f"({', '.join(setting.opponents)}) take the other seats: give the one agent to evaluate")
-    return setting.rules(), [*specs, *setting.opponents]
+    return rules, [*specs, *setting.opponents]

@@ -1,10 +1,15 @@
 """``wizard simulate``: play games between agents and summarise them per seat.
 
     wizard simulate --players 4 --agents rule,rule,rule,random --games 200 --seed 0 --replay games.jsonl
+    wizard simulate --setting wizard-3p-5r --agents random --games 200     # random in seat 0, the setting's opponents after
 
 Prints, per seat, the mean score with its 95% confidence interval, the win rate and the bid accuracy.
 Games are played one at a time; ``wizard eval`` plays many at once. With ``--replay FILE`` every game is
 written as one JSON line (``wizard-replay/1``), into a temporary file renamed onto FILE at the end.
+
+With ``--setting`` (a named benchmark setting, ``wizard_env.envs.settings``) the setting gives the rules and the
+agents of seats 1 and on; ``--agents`` names the one agent of seat 0. Games are not rotated (``wizard eval --setting``
+plays every deal from every seat). The variant options, or more than one agent, beside ``--setting`` are an error.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from wizard_env.engine.simulate import SeatSummary, derive_seeds, play_game, sum
 from wizard_env.render.replay_text import describe_rules
 from wizard_env.util import options
 
-from .common import make_rules, seat_specs
+from .common import add_setting_option, command_rules, seat_specs, split_specs
 
 HELP = "play many games between agents and summarise"
 DESCRIPTION = ("Play games between agents and print, per seat, the mean score with its 95% confidence interval, the "
@@ -38,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard simulate`` (the variant options are already there)."""
     parser.add_argument("--agents", default="rule", metavar="A,B,...",
                         help=f"one agent per seat, or one for all seats (known: {', '.join(OBSERVATION_AGENTS)}; default rule)")
+    add_setting_option(parser, "its rules, and its opponents in every seat but seat 0, where --agents' one agent plays")
     parser.add_argument("--games", type=options.int_type, default=100, metavar="G", help="games to play (default 100)")
     parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
                         help="seed of every game and agent: the same command gives the same output (default 0)")
@@ -63,14 +69,20 @@ def format_summary(rules: Rules, specs: Sequence[str], summaries: Sequence[SeatS
 
 def run(args: argparse.Namespace) -> int:
     """Play the games, write the replays if asked, print the table."""
-    rules = make_rules(args)
+    rules, setting = command_rules(args)
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, not {args.games}")
     options.check_memory("--games", args.games, SIMULATE_BYTES_PER_GAME)
     if args.with_legal and not args.replay:
         raise ValueError("--with-legal needs --replay FILE")
     n = rules.num_players
-    specs = seat_specs(args.agents, n, "--agents")
+    if setting is None:
+        specs = seat_specs(args.agents, n, "--agents")
+    elif len(specs := split_specs(args.agents, "--agents")) != 1:
+        raise ValueError(f"--agents names {len(specs)} agents beside --setting {setting.name}, whose opponents "
+                         f"({', '.join(setting.opponents)}) take seats 1 and on: give the one agent of seat 0")
+    else:
+        specs = [*specs, *setting.opponents]
     for spec in specs:
         if searches_games(spec):
             raise ValueError(f"--agents {spec!r}: a search agent reads the game itself, and simulate's agents play "

@@ -3,6 +3,7 @@
     wizard train --out runs/ppo --seed 0            # the default run: bids and play, 3-6 players, 18 minutes
     wizard train --out runs/ppo --resume             # continue from runs/ppo/checkpoints/latest.npz
     wizard train --learn bid --mix 4                 # learn only trump and bids, 4-player games only
+    wizard train --setting wizard-3p-5r --no-advice  # the setting's game against its opponents (RuleAgents) alone
 
     wizard train --backend rllib --out runs/rllib --players 4 --num-env-runners 2
     wizard train --backend rllib --out runs/rllib --resume                       # continue the run
@@ -12,6 +13,11 @@
 with PPO, and writes ``config.json``, TensorBoard logs, checkpoints and a learning curve into ``--out``
 (needs the train extras). ``--backend rllib`` is ``wizard_env.training.rllib_train``: one shared policy for
 every seat on Ray RLlib (needs the rllib extra); each backend refuses the options only the other one reads.
+
+``--setting NAME`` (a named benchmark setting, ``wizard_env.envs.settings``; sb3 only) fixes the game and the
+opponents: its rules and player count, and its opponents (RuleAgents) as the whole opponent pool, so there is no
+self-play and no RandomAgent; ``--pool``, ``--mix`` and the variant options beside it are an error. The warm start
+still clones RuleAgent unless ``--bc-epochs 0`` (``wizard baseline maskable-ppo`` is that run with no advice).
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from wizard_env.training.train import TrainConfig, run_training
 from wizard_env.training.train_resume import saved_config
 from wizard_env.util import options
 
-from .common import add_number_options, field_docs, make_rules, parse_mix, require_packages
+from .common import (Given, add_number_options, add_setting_option, command_rules, field_docs, make_rules, parse_mix,
+                     require_packages, rule_opponents)
 
 HELP = "train a MaskablePPO agent against RuleAgent, self-play snapshots and RandomAgent"
 DESCRIPTION = (
@@ -64,10 +71,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{docs['episode']} (default {d.episode})")
     parser.add_argument("--no-advice", dest="advice", action="store_false",
                         help="the policy reads only the observation, not RuleAgent's choice as well")
-    parser.add_argument("--mix", default=",".join(map(str, d.mix)),
+    parser.add_argument("--mix", action=Given, default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the learning-curve evaluations")
-    parser.add_argument("--pool", default=",".join(f"{k}={v}" for k, v in d.pool.items()),
+    parser.add_argument("--pool", action=Given, default=",".join(f"{k}={v}" for k, v in d.pool.items()),
                         help=f"{docs['pool']} (default %(default)s)")
+    add_setting_option(parser, "its rules and player count, and its opponents (RuleAgents) as the whole opponent pool: "
+                       "no self-play, no RandomAgent, and the learning curve against them; sb3 only, no --pool or --mix "
+                       "beside it")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
     rllib = parser.add_argument_group("backend", "--backend rllib: multi-agent self-play PPO on Ray RLlib (the rllib extra; "
                                       "it reads --timesteps, --max-minutes, --seed, --learning-rate, --ent-coef, --clip-range, "
@@ -105,6 +115,9 @@ def parse_pool(text: str) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     """``wizard train``."""
     if args.backend == "rllib":
+        if args.setting is not None:
+            raise ValueError("--setting applies to --backend sb3 only: rllib trains one policy in self-play, with no "
+                             "opponents for a setting to fix")
         parser = argparse.ArgumentParser()
         add_arguments(parser)
         return run_rllib(args, vars(parser.parse_args([])))
@@ -114,10 +127,15 @@ def run(args: argparse.Namespace) -> int:
 
     # the train extra includes the eval extra: the evaluations during training are rated and plotted
     require_packages(("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "openskill", "matplotlib"), "wizard train")
-    rules = make_rules(args)
+    rules, setting = command_rules(args)
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     values = {k: v for k, v in vars(args).items() if k in fields and k not in ("pool", "hidden", "activation", "mix")}
-    cfg = TrainConfig(**values, pool=parse_pool(args.pool), mix=parse_mix(args.mix))
+    if setting is None:
+        cfg = TrainConfig(**values, pool=parse_pool(args.pool), mix=parse_mix(args.mix))
+        rounds = parse_rounds(args.rounds)
+    else:
+        cfg = TrainConfig(**values, pool={rule_opponents(setting, "wizard train"): 1.0}, mix=[setting.num_players])
+        rounds = list(rules.hand_sizes)
     out = Path(args.out)
     saved = saved_config(out) if args.resume else None
     if saved is not None:  # a resumed run keeps its network (check_config checks what config.json says)
@@ -125,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         cfg.hidden, cfg.activation, cfg.advice = train.get("hidden"), train.get("activation"), train.get("advice", False)
         if not cfg.init_from and isinstance(train.get("init_from"), str):  # stopped before its first checkpoint: start alike
             cfg.init_from = train["init_from"]
-    trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
+    trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=rounds)
     print(train_report.summary(trainer))
     return 0
 

@@ -10,6 +10,7 @@
                                                      # a quarter against an earlier network: the run's own or ppo-v3
     wizard train-values --out runs/exit --targets search --start agents/pretrained/wizard-v1.npz --hidden 512,256 --features
                                                      # expert iteration from the shipped network
+    wizard train-values --out runs/small --setting wizard-3p-5r   # the setting's game; evaluated against its RuleAgents
 
 Each iteration plays games, tries every legal action of a share of the decisions on copies of the deal, fits a
 network to those values (``--targets search``: each action's mean over deals redrawn from what the player sees, as
@@ -17,6 +18,10 @@ network to those values (``--targets search``: each action's mean over deals red
 describes the run and what ``--out`` holds). The last agent is ``--out/checkpoints/latest.npz``, which
 ``wizard eval --agents ppo:PATH`` plays (or ``ppo:OUT``, the run folder). Needs the train extras; ``--backend ray``
 (``wizard_env.training.ray_collect``: the same data as the local worker processes) needs the rllib extra too.
+
+``--setting NAME`` (a named benchmark setting, ``wizard_env.envs.settings``) fixes the game: its rules and player
+count (``--mix`` and the variant options beside it are an error). Its opponents, RuleAgents, are those of the
+evaluations and of the ``--rule-tables`` games; the other games are the network against itself, as without a setting.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from wizard_env.training.values_config import BACKENDS, DATA, TARGETS, ValuesCon
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
-from .common import add_number_options, field_docs, make_rules, parse_mix, require_packages
+from .common import (Given, add_number_options, add_setting_option, command_rules, field_docs, parse_mix, require_packages,
+                     rule_opponents)
 
 HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal, or of deals redrawn: search)"
 DESCRIPTION = (
@@ -59,8 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
     parser.add_argument("--features", action="store_true", help=docs["features"])
     parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
-    parser.add_argument("--mix", default=",".join(map(str, d.mix)),
+    parser.add_argument("--mix", action=Given, default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
+    add_setting_option(parser, "its rules and player count, and its opponents (RuleAgents) in the evaluations and the "
+                       "--rule-tables games; no --mix beside it")
     parser.add_argument("--start", type=options.path_type, default=None, metavar="CHECKPOINT",
                         help="a wizard train-values checkpoint (agents/pretrained/wizard-v1.npz, say) that collects "
                              "iteration 0's data and whose weights its fit starts from; its --hidden and --features must "
@@ -82,12 +90,17 @@ def run(args: argparse.Namespace) -> int:
         hidden = [options.int_type(h) for h in args.hidden.split(",")]
     except argparse.ArgumentTypeError:
         raise ValueError(f"--hidden {short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
+    rules, setting = command_rules(args)
+    if setting is not None:
+        rule_opponents(setting, "wizard train-values")
+    mix = parse_mix(args.mix) if setting is None else [setting.num_players]
     fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix", "start", "pool"}
-    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=parse_mix(args.mix),
+    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=mix,
                        start=args.start or "", pool=args.pool.split(",") if args.pool else [])
     check_config(cfg)  # before torch is given --torch-threads
     torch.set_num_threads(cfg.torch_threads)
-    trainer = run_training(cfg, make_rules(args), args.out, args.resume, args.quiet, rounds=parse_rounds(args.rounds))
+    rounds = parse_rounds(args.rounds) if setting is None else list(rules.hand_sizes)
+    trainer = run_training(cfg, rules, args.out, args.resume, args.quiet, rounds=rounds)
     rules = ",".join(["rule"] * (trainer.rules.num_players - 1))
     print(f"wrote {trainer.out}/checkpoints/latest.npz; evaluate it with: "
           f"wizard eval --agents ppo:{trainer.out}/checkpoints/latest.npz,{rules} --games 2000")

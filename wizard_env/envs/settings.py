@@ -15,6 +15,10 @@
 - ``wizard_env.env(setting="wizard-4p-5r")``: the AEC env with the setting's rules (every seat is yours to fill).
 - ``wizard eval --setting wizard-3p-5r --agents X``: X in one seat and the setting's opponents in the others, on
   duplicate deals; ``--agents`` names that one agent, and the variant options (``--players``, ...) are refused.
+- ``WizardVecEnv(num_envs, setting="wizard-3p-5r")``, ``wizard train``, ``wizard train-values``, ``wizard simulate``
+  and ``wizard baseline`` with ``--setting NAME``: the setting's rules, and its opponents where the command has
+  opponents. A VecEnv draws every opponent seat from a pool, so it takes a setting whose opponents are one agent
+  spec (``opponent_spec``), as every setting here is.
 
 A setting fixes the rules, and for the single-agent env the opponents too: giving a rule option (``num_players``,
 ``rounds``, ``bidding``, ``bid_total_rule``, ``foresight``), ``opponents`` or ``opponent_sampler`` beside it is a
@@ -53,6 +57,15 @@ class Setting:
         """The setting's rules."""
         return Rules.make(self.num_players, self.rounds, self.bidding, self.bid_total_rule, self.foresight)
 
+    def opponent_spec(self) -> str:
+        """The one agent spec of every opponent seat, for an opponent pool (``WizardVecEnv``, ``wizard train``), which
+        draws each seat from the pool; ValueError for a setting whose seats hold different agents, which a pool
+        cannot seat as the setting does."""
+        if len(set(self.opponents)) != 1:
+            raise ValueError(f"setting {self.name!r} seats different opponents ({', '.join(self.opponents)}), and an "
+                             "opponent pool draws every seat alike: it plays in the single-agent env and wizard eval")
+        return self.opponents[0]
+
     @property
     def gymnasium_id(self) -> str:
         """The gymnasium id of the single-agent env in this setting: ``GYMNASIUM_ID``'s namespace and version."""
@@ -86,6 +99,18 @@ def rules_for(setting: str | None, options: dict[str, Any]) -> Rules:
     fixed = get_setting(setting)
     refuse_beside(fixed, list(given))
     return fixed.rules()
+
+
+def env_setting(setting: str | None, rule_options: dict[str, Any],
+                opponent_options: dict[str, Any]) -> tuple[Rules, Setting | None]:
+    """An env's rules and setting: with ``setting``, its rules once every option of ``rule_options`` and
+    ``opponent_options`` given (not None) is refused beside it; without, the rules of ``rule_options`` (``rules_for``)."""
+    if setting is None:
+        return rules_for(None, rule_options), None
+    fixed = get_setting(setting)
+    given = {**rule_options, **opponent_options}
+    refuse_beside(fixed, [name for name, value in given.items() if value is not None])
+    return fixed.rules(), fixed
 
 
 def refuse_beside(setting: Setting, given: Sequence[str]) -> None:

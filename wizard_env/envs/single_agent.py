@@ -85,7 +85,7 @@ from wizard_env.engine.game import NUM_ACTIONS, IllegalActionError, WizardGame
 from wizard_env.engine.observation import observation_bounds, observe
 from wizard_env.render.text import render_for_mode
 
-from .settings import get_setting, refuse_beside, rules_for
+from .settings import env_setting
 
 #: An opponent as ``opponents`` takes it: an agent spec such as ``"rule"``, or an Agent.
 Opponent = str | Agent
@@ -165,13 +165,10 @@ class WizardSingleAgentEnv(gym.Env):
         super().__init__()
         rule_options = dict(num_players=num_players, rounds=rounds, bidding=bidding, bid_total_rule=bid_total_rule,
                             foresight=foresight)
-        if setting is None:
-            self.rules = rules_for(None, rule_options)
-        else:  # the setting's rules and opponents, once every option it fixes is refused at once
-            fixed = get_setting(setting)
-            given = {**rule_options, "opponents": opponents, "opponent_sampler": opponent_sampler}
-            refuse_beside(fixed, [name for name, value in given.items() if value is not None])
-            self.rules, opponents = fixed.rules(), list(fixed.opponents)
+        # the setting's rules and opponents, once every option it fixes is refused at once
+        self.rules, fixed = env_setting(setting, rule_options, {"opponents": opponents, "opponent_sampler": opponent_sampler})
+        if fixed is not None:
+            opponents = list(fixed.opponents)
         n = self.rules.num_players
         if opponent_sampler is not None:
             if opponents is not None:

@@ -24,6 +24,9 @@ Arguments
 ``seed``: seeds the VecEnv's Generator (None: fresh entropy); see Seeds.
 ``num_players``, ``rounds``, ``bidding``, ``bid_total_rule``, ``foresight``: the rules, exactly as
 for ``wizard_env.env``.
+``setting``: instead, a named benchmark setting such as ``"wizard-3p-5r"`` (``wizard_env.envs.settings``): its rules,
+and its opponents as the pool (``Setting.opponent_spec``: its one agent spec, which every opponent seat draws). Rule
+options, ``opponents`` or ``opponent_weights`` beside it are a ValueError, as for ``WizardSingleAgentEnv``.
 ``opponents``: the pool: one agent spec (``"rule"``, ``"random"``, ``"name:arg"``) or ``Agent``, or
 a list of them. Unlike ``WizardSingleAgentEnv``, a list is a pool to draw from, not one per seat.
 Opponents play from observations, so a search agent (``pimc``) is refused.
@@ -104,8 +107,8 @@ from wizard_env.engine.batch import MAX_GAME_SEED, WizardBatch
 from wizard_env.util.checks import SEED_LIMIT, check_seed
 from wizard_env.util.checks import GAME_BYTES, check_memory
 from wizard_env.engine.observation import OBS_SIZE, observation_bounds
-from wizard_env.engine.rules import Rules
 from .opponent_pool import LEARNER, OpponentPool, check_pool
+from .settings import env_setting
 from .single_agent import Opponent, _check_scale, _check_seat, build_opponents
 
 #: ``env_method`` names answered per game, and those that act on the whole VecEnv.
@@ -144,24 +147,29 @@ class WizardVecEnv(OpponentPool, VecEnv):
         self,
         num_envs: int,
         seed: int | None = None,
-        num_players: int = 4,
-        rounds: str | int | Sequence[int] = "standard",
-        bidding: str = "open",
-        bid_total_rule: bool = False,
-        foresight: bool = False,
-        opponents: Opponent | Sequence[Opponent] = "rule",
+        num_players: int | None = None,
+        rounds: str | int | Sequence[int] | None = None,
+        bidding: str | None = None,
+        bid_total_rule: bool | None = None,
+        foresight: bool | None = None,
+        opponents: Opponent | Sequence[Opponent] | None = None,
         opponent_weights: Sequence[float] | None = None,
         learner_seat: int | None = None,
         reward_scale: float = 1.0,
         learn: str = "both",
         episode: str = "game",
+        setting: str | None = None,
     ):
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         check_memory("num_envs", int(num_envs), GAME_BYTES)
         if seed is not None:
             check_seed(seed)
-        self.rules = Rules.make(num_players, rounds, bidding, bid_total_rule, foresight)
+        rule_options = dict(num_players=num_players, rounds=rounds, bidding=bidding, bid_total_rule=bid_total_rule,
+                            foresight=foresight)  # None: Rules.make's default
+        self.rules, fixed = env_setting(setting, rule_options, {"opponents": opponents, "opponent_weights": opponent_weights})
+        if fixed is not None:
+            opponents = fixed.opponent_spec()
         self.fixed_seat = _check_seat(learner_seat, self.rules.num_players)
         self.reward_scale = _check_scale(reward_scale)
         if not isinstance(learn, str) or learn not in LEARNED_PHASES:
@@ -173,7 +181,7 @@ class WizardVecEnv(OpponentPool, VecEnv):
         self.learned[list(LEARNED_PHASES[learn])] = True
         self.delegate: Agent | None = None  # the learner's decisions in the other phases
         self.render_mode = None
-        self._pool_entries, self._pool_p = check_pool(opponents, opponent_weights)
+        self._pool_entries, self._pool_p = check_pool("rule" if opponents is None else opponents, opponent_weights)
         self.batch: WizardBatch | None = None
         self._actions: np.ndarray | None = None
         b = int(num_envs)
