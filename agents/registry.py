@@ -6,6 +6,8 @@ expert iteration; see its MODEL_CARD.md); ``ppo-v3`` (the agent shipped before i
 trained from);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
+``baseline:PATH`` (a from-scratch baseline of ``wizard baseline``, or a run folder: its network, which reads the
+observation alone, makes every decision, greedily over the legal actions; a network with RuleAgent's advice is refused);
 ``pimc`` (search on determinized rollouts, options
 ``samples=N``, ``rollout=rule|ppo`` (or another shipped network: ``rollout=ppo-v3``), ``infer=bids`` with ``over=K``, ``temp=T``, and ``top=K`` (search only the
 network's K best-rated actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``,
@@ -82,6 +84,19 @@ def _ppo_from(default: Path) -> Factory:
     return build
 
 
+def _baseline(arg: str | None, seed: Seed) -> Agent:
+    """A from-scratch baseline (``wizard baseline``): a checkpoint whose network reads the observation alone and makes
+    every decision, played greedily over the legal actions."""
+    if arg is None:
+        raise ValueError("agent 'baseline' needs a checkpoint: baseline:PATH, a wizard baseline run folder or a .npz in it")
+    agent = PPOAgent.load(arg, seed=seed)
+    if agent.advice or agent.features or agent.learn != "both":
+        raise ValueError(f"checkpoint {agent.source}: a baseline's network reads the observation alone and makes every "
+                         "decision; this one reads RuleAgent's advice or numbers or leaves a phase to RuleAgent: play it as ppo:PATH")
+    agent.name = "baseline"
+    return agent
+
+
 def _pimc(arg: str | None, seed: Seed) -> Agent:
     return PIMCAgent(**_pimc_options(arg), seed=seed)
 
@@ -99,6 +114,7 @@ _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
     **{name: _ppo_from(path) for name, path in SHIPPED.items()},
+    "baseline": _baseline,
     "pimc": _pimc,
     "search": _search,
 }

@@ -1,16 +1,19 @@
 """What every trainer shares (``train``, ``rllib_train``, ``train_values``): the lock a run holds on its folder,
-the rules as a run's config.json stores them, the range check of numeric settings and the progress lines; and
-``locked_run``, which the evaluation commands write their folders through.
+the rules as a run's config.json stores them, the range check of numeric settings, the progress lines and the
+Ctrl-C that asks a loop to stop (``stop_on_interrupt``); and ``locked_run``, which the evaluation commands write their
+folders through.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from wizard_env.engine.rules import Rules
 from wizard_env.util import options
@@ -77,3 +80,25 @@ def locked_run(out: str | os.PathLike, command: str, work: Callable[[], Result],
     with run_lock(folder, command):
         result = work()
         return result, write(result, folder)
+
+
+@contextmanager
+def stop_on_interrupt() -> Iterator[Callable[[], bool]]:
+    """While inside, the first Ctrl-C (SIGINT) only asks to stop: the callable yielded says whether it came, so a
+    training loop stops where it can save; a second Ctrl-C raises KeyboardInterrupt at once. Outside the main thread,
+    where signals cannot be handled, Ctrl-C acts as usual and the callable stays False."""
+    asked = [False]
+
+    def ask(signum: int, frame: object) -> None:
+        if asked[0]:
+            raise KeyboardInterrupt
+        asked[0] = True
+
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    previous = signal.signal(signal.SIGINT, ask)
+    try:
+        yield lambda: asked[0]
+    finally:
+        signal.signal(signal.SIGINT, previous)

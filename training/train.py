@@ -40,7 +40,7 @@ from wizard_env.engine.rules import Rules
 
 from . import train_report
 from .progress import Progress
-from .common import check_ranges, rules_json, run_lock, say
+from .common import check_ranges, rules_json, run_lock, say, stop_on_interrupt
 from .train_resume import check_resume
 from .warm_start import check_warm_start_memory
 
@@ -188,6 +188,7 @@ class Trainer:
         self.resumed_at = 0  #: the steps of that checkpoint
         self.curve = train_report.Curve(self.out / "curve.csv")
         self.capped = False  #: whether --max-minutes stopped PPO before --timesteps
+        self.interrupted = False  #: whether Ctrl-C stopped PPO (saved, then raised again)
 
     def elapsed(self) -> float:
         """The run's seconds: this session's, and after a resume those of the sessions up to its checkpoint."""
@@ -298,10 +299,12 @@ class Trainer:
             def _on_step(self) -> bool:
                 bar.to(self.model.num_timesteps)
                 trainer.capped = time.monotonic() - trainer.started >= cfg.max_minutes * 60
-                return not trainer.capped
+                trainer.interrupted = stop()
+                return not (trainer.capped or trainer.interrupted)
 
-        self.model.learn(remaining, callback=Bookkeeping(), reset_num_timesteps=False, tb_log_name="ppo")
-        if self.capped:
+        with stop_on_interrupt() as stop:  # the first Ctrl-C stops at the next step, to save the last whole rollout
+            self.model.learn(remaining, callback=Bookkeeping(), reset_num_timesteps=False, tb_log_name="ppo")
+        if self.capped or self.interrupted:
             self.model.num_timesteps = trained[0]  # the unfinished rollout was not trained on
         bar.close()
 
@@ -373,6 +376,9 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
     trainer.snapshot()
     trainer.train()
     trainer.save()
+    if trainer.interrupted:
+        log(f"stopped by Ctrl-C at step {trainer.model.num_timesteps:,}, saved: --resume continues")
+        raise KeyboardInterrupt
     trainer.report()
     train_report.plot(trainer.curve.path, out / "curve.png")
     return trainer

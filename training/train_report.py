@@ -14,36 +14,44 @@ from .evaluate import EvalResult
 COLUMNS = ("timesteps", "wall_s", "ppo_mean", "rule_mean", "diff", "diff_ci95", "bid_accuracy", "rule_bid_accuracy")
 
 
-def row_of(result: EvalResult) -> dict:
-    """The curve's numbers from an evaluation of ``ppo`` against ``rule`` agents."""
-    ppo, rule = (next(s for s in result.specs if s.name == name) for name in ("ppo", "rule"))
-    return {"ppo_mean": ppo.mean_score, "rule_mean": rule.mean_score, "diff": ppo.diff,
-            "diff_ci95": ppo.diff_ci95 or 0.0, "bid_accuracy": ppo.bid_accuracy, "rule_bid_accuracy": rule.bid_accuracy,
+def columns(learner: str = "ppo", steps: str = "timesteps") -> tuple[str, ...]:
+    """A curve's CSV columns for the agent ``learner`` over ``steps`` (``COLUMNS`` for ``wizard train``'s ``ppo``)."""
+    return (steps, "wall_s", f"{learner}_mean", *COLUMNS[3:])
+
+
+def row_of(result: EvalResult, learner: str = "ppo") -> dict:
+    """The curve's numbers from an evaluation of ``learner`` (an agent spec's name) against ``rule`` agents."""
+    mine, rule = (next(s for s in result.specs if s.name == name) for name in (learner, "rule"))
+    return {f"{learner}_mean": mine.mean_score, "rule_mean": rule.mean_score, "diff": mine.diff,
+            "diff_ci95": mine.diff_ci95 or 0.0, "bid_accuracy": mine.bid_accuracy, "rule_bid_accuracy": rule.bid_accuracy,
             "result": result}
 
 
-def format_row(timesteps: int, wall_s: float, row: dict) -> str:
+def format_row(timesteps: int, wall_s: float, row: dict, learner: str = "ppo") -> str:
     """One progress line."""
-    return (f"step {timesteps:>9,} | {wall_s / 60:5.1f} min | ppo {row['ppo_mean']:6.1f} vs rule {row['rule_mean']:6.1f}"
-            f" | diff {row['diff']:+6.1f} ± {row['diff_ci95']:4.1f} | bid accuracy {row['bid_accuracy']:.1%}")
+    return (f"step {timesteps:>9,} | {wall_s / 60:5.1f} min | {learner} {row[f'{learner}_mean']:6.1f} vs rule "
+            f"{row['rule_mean']:6.1f} | diff {row['diff']:+6.1f} ± {row['diff_ci95']:4.1f} | bid accuracy {row['bid_accuracy']:.1%}")
 
 
 class Curve:
-    """The evaluations of a run in a CSV file, appended to (atomically rewritten) after each one."""
+    """The evaluations of a run in a CSV file, appended to (atomically rewritten) after each one; ``learner`` names
+    the evaluated agent and ``steps`` the first column (``columns``)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, learner: str = "ppo", steps: str = "timesteps"):
         self.path = Path(path)
         self.last: EvalResult | None = None
+        self.learner, self.columns = learner, columns(learner, steps)
 
     def add(self, timesteps: int, wall_s: float, result: EvalResult) -> None:
         """Append one evaluation."""
         self.last = result
+        steps = self.columns[0]
         rows = read_curve(self.path) if self.path.is_file() else []
-        rows = [r for r in rows if int(r["timesteps"]) < timesteps]  # a resumed run replaces what came later
-        row = row_of(result)
-        rows.append({"timesteps": timesteps, "wall_s": round(wall_s, 1), **{k: round(row[k], 4) for k in COLUMNS[2:]}})
+        rows = [r for r in rows if int(r[steps]) < timesteps]  # a resumed run replaces what came later
+        row = row_of(result, self.learner)
+        rows.append({steps: timesteps, "wall_s": round(wall_s, 1), **{k: round(row[k], 4) for k in self.columns[2:]}})
         text = io.StringIO()
-        writer = csv.DictWriter(text, COLUMNS)
+        writer = csv.DictWriter(text, self.columns)
         writer.writeheader()
         writer.writerows(rows)
         write_atomic(self.path, lambda file: file.write(text.getvalue()))
@@ -55,10 +63,11 @@ def read_curve(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-def plot(csv_path: Path, png_path: Path, steps_label: str = "PPO steps") -> Path:
-    """The learning curve: paired difference to RuleAgent (95% CI) and bid accuracy against steps (``steps_label``)."""
+def plot(csv_path: Path, png_path: Path, steps_label: str = "PPO steps", learner: str = "ppo") -> Path:
+    """The learning curve: paired difference to RuleAgent (95% CI) and bid accuracy against steps (``steps_label``,
+    the first column) of the agent ``learner``."""
     rows = read_curve(csv_path)
-    steps = [int(r["timesteps"]) for r in rows]
+    steps = [int(next(iter(r.values()))) for r in rows]
     diff = [float(r["diff"]) for r in rows]
     ci = [float(r["diff_ci95"]) for r in rows]
     fig = new_figure((9, 4))
@@ -68,7 +77,7 @@ def plot(csv_path: Path, png_path: Path, steps_label: str = "PPO steps") -> Path
     diff_ax.errorbar(steps, diff, yerr=ci, marker="o", capsize=3)
     diff_ax.axhline(0, color="black", linewidth=0.8)
     diff_ax.set(xlabel=steps_label, ylabel="score per game minus RuleAgent's", title="duplicate deals vs 3 RuleAgents")
-    acc_ax.plot(steps, [float(r["bid_accuracy"]) for r in rows], marker="o", label="ppo")
+    acc_ax.plot(steps, [float(r["bid_accuracy"]) for r in rows], marker="o", label=learner)
     acc_ax.plot(steps, [float(r["rule_bid_accuracy"]) for r in rows], marker="o", label="rule")
     acc_ax.set(xlabel=steps_label, ylabel="bid accuracy")
     acc_ax.legend()

@@ -41,7 +41,8 @@ COMMAND_MODULES: dict[str, str] = {
     "simulate": "wizard_env.cli.simulate", "replay": "wizard_env.cli.replay", "play": "wizard_env.cli.play",
     "eval": "wizard_env.cli.eval", "eval-suite": "wizard_env.cli.eval_suite", "eval-iterations": "wizard_env.cli.eval_iterations",
     "bench": "wizard_env.cli.bench", "train": "wizard_env.cli.train",
-    "train-values": "wizard_env.cli.train_values", "recipe": "wizard_env.cli.recipe", "serve": "wizard_env.cli.serve",
+    "train-values": "wizard_env.cli.train_values", "baseline": "wizard_env.cli.baseline", "recipe": "wizard_env.cli.recipe",
+    "serve": "wizard_env.cli.serve",
 }
 
 
