@@ -234,8 +234,9 @@ class Run:
                 obj.load_state_dict(self._saved["objects"][name])
 
     def begin(self, net) -> None:
-        """The curve's first point, ``net`` untrained, for a run that starts (not one resumed)."""
+        """For a run that starts (not one resumed): ``net`` untrained as the first checkpoint and the curve's first point."""
         if self.decisions == 0:
+            self.save(net)
             self.evaluate(net)
 
     def seed(self) -> int:

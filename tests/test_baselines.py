@@ -1,0 +1,202 @@
+"""The from-scratch baselines (``wizard baseline``): each learns on a tiny budget (its weights change), its agent plays
+only legal actions as ``baseline:PATH``, the same seed gives the same weights, ``--resume`` continues a run, and the
+command refuses what it cannot do in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from wizard_env.agents.ppo_agent import PRETRAINED, PPOAgent, load_checkpoint  # noqa: E402
+from wizard_env.agents.registry import make_agent  # noqa: E402
+from wizard_env.cli.main import main  # noqa: E402
+from wizard_env.envs.vec_env import WizardVecEnv  # noqa: E402
+from wizard_env.training.baselines import dmc, dqn, maskable_ppo  # noqa: E402
+
+SETTING = "wizard-3p-5r"
+#: A budget of a few seconds per algorithm, and the settings that let it learn within it.
+TINY = {
+    "dmc": (dmc, dict(steps=600, num_envs=8, queue=64, batch_size=32)),
+    "dqn": (dqn, dict(steps=800, num_envs=8, learning_starts=64, batch_size=32, buffer_size=512, target_every=5)),
+    "maskable-ppo": (maskable_ppo, dict(steps=256, num_envs=16, n_steps=8, batch_size=64, n_epochs=2)),
+}
+BOOKKEEPING = dict(setting=SETTING, eval_deals=2, eval_every=10**6, checkpoint_every=128, minutes=5.0)
+
+
+def tiny_run(algo: str, out: Path, resume: bool = False, **changes) -> dict:
+    module, settings = TINY[algo]
+    return module.train(module.Args(**{**BOOKKEEPING, **settings, **changes}), out, resume, quiet=True)
+
+
+def checkpoints(out: Path) -> list[Path]:
+    return sorted((out / "checkpoints").glob("step-*.npz"))
+
+
+def same_weights(a: Path, b: Path) -> bool:
+    (_, first), (_, second) = load_checkpoint(a), load_checkpoint(b)
+    return first.keys() == second.keys() and all(np.array_equal(first[k], second[k]) for k in first)
+
+
+@pytest.fixture(scope="module", params=list(TINY))
+def trained(request, tmp_path_factory) -> tuple[str, Path, dict]:
+    """One tiny run of each algorithm, shared by the tests that only read it."""
+    out = tmp_path_factory.mktemp(request.param) / "run"
+    return request.param, out, tiny_run(request.param, out)
+
+
+def test_a_tiny_run_learns_and_writes_its_folder(trained):
+    algo, out, done = trained
+    steps = TINY[algo][1]["steps"]
+    assert done["decisions"] >= steps and done["stopped_by"] == "steps"
+    first, last = checkpoints(out)[0], out / "checkpoints" / "latest.npz"
+    assert not same_weights(first, last)  # the weights changed
+    config, _ = load_checkpoint(last)
+    assert config["advice"] is False and config["learn"] == "both" and not config.get("features", False)
+    assert config["rules"]["num_players"] == 3 and config["rules"]["rounds"] == [1, 2, 3, 4, 5]
+    rows = (out / "curve.csv").read_text().splitlines()
+    assert len(rows) >= 3 and (out / "curve.png").stat().st_size > 0  # a header, the start and the end
+    assert rows[-1].split(",")[0] == str(done["decisions"])
+
+
+def test_the_agent_loads_as_a_spec_and_plays_only_legal_actions(trained):
+    _, out, _ = trained
+    agent = make_agent(f"baseline:{out}", seed=0)
+    assert isinstance(agent, PPOAgent) and agent.name == "baseline"
+    env = WizardVecEnv(16, seed=3, setting=SETTING)
+    obs = env.reset()
+    for _ in range(60):  # several rounds of every game
+        masks = env.action_masks()
+        actions = agent.act_batch(obs, masks)
+        assert masks[np.arange(16), actions].all()
+        obs = env.step(actions)[0]
+
+
+def test_wizard_eval_plays_the_baseline_against_the_settings_opponents(trained, tmp_path, capsys):
+    _, out, _ = trained
+    assert main(["eval", "--setting", SETTING, "--agents", f"baseline:{out}", "--games", "2", "--quiet",
+                 "--out", str(tmp_path / "ev")]) == 0
+    assert json.loads((tmp_path / "ev" / "eval.json").read_text())["agents"] == [f"baseline:{out}", "rule", "rule"]
+
+
+@pytest.mark.parametrize("algo", ["dmc", "dqn"])
+def test_the_same_seed_gives_the_same_weights_and_another_seed_others(algo: str, tmp_path):
+    for name, seed in (("a", 5), ("b", 5), ("c", 6)):
+        tiny_run(algo, tmp_path / name, seed=seed)
+    latest = [tmp_path / name / "checkpoints" / "latest.npz" for name in "abc"]
+    assert same_weights(latest[0], latest[1])
+    assert not same_weights(latest[0], latest[2])
+
+
+def test_the_same_seed_gives_the_same_weights_with_maskable_ppo(tmp_path):
+    for name in "ab":
+        tiny_run("maskable-ppo", tmp_path / name, seed=5)
+    assert same_weights(tmp_path / "a" / "checkpoints" / "latest.npz", tmp_path / "b" / "checkpoints" / "latest.npz")
+
+
+@pytest.mark.parametrize("algo", list(TINY))
+def test_resume_continues_the_run_to_a_larger_budget(algo: str, tmp_path):
+    out = tmp_path / "run"
+    first = tiny_run(algo, out)
+    before = tmp_path / "before.npz"
+    before.write_bytes((out / "checkpoints" / "latest.npz").read_bytes())
+    again = tiny_run(algo, out, resume=True, steps=2 * first["decisions"])
+    assert again["decisions"] >= 2 * first["decisions"]
+    assert load_checkpoint(out / "checkpoints" / "latest.npz")[0]["num_timesteps"] == again["decisions"]
+    assert not same_weights(before, out / "checkpoints" / "latest.npz")
+
+
+def test_the_cli_runs_a_baseline_and_resumes_it_with_its_settings(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["baseline", "dmc", "--setting", SETTING, "--out", str(out), "--steps", "300", "--num-envs", "8",
+            "--eval-deals", "2", "--set", "queue=64", "--set", "batch_size=32", "--quiet"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert f"--agents baseline:{out}" in printed and "learner decisions" in printed
+    config = json.loads((out / "config.json").read_text())
+    assert config["algo"] == "dmc" and config["budget"] == {"minutes": 10.0, "decisions": 300}
+    assert config["args"]["queue"] == 64 and config["done"]["decisions"] >= 300
+    assert main(["baseline", "dmc", "--setting", SETTING, "--out", str(out), "--steps", "600", "--resume", "--quiet"]) == 0
+    resumed = json.loads((out / "config.json").read_text())
+    assert resumed["args"]["queue"] == 64 and resumed["args"]["num_envs"] == 8  # kept from the run
+    assert resumed["done"]["decisions"] >= 600
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--set", "bogus=1"], "--set 'bogus=1': expected NAME=VALUE"),
+        (["--set", "queue=x"], "--set queue:"),
+        (["--set", "seed=3"], "--set seed: give it as --seed"),
+        (["--steps", "0"], "--steps must be at least 1"),
+        (["--players", "4"], "unrecognized arguments: --players"),
+        (["--resume"], "--resume: no run in"),
+    ],
+)
+def test_the_cli_refuses_bad_options_in_one_line(extra, message, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["baseline", "dmc", "--setting", SETTING, "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wizard: error: ") and message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_folder_with_a_run_or_in_use_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    tiny_run("dmc", out)
+    with pytest.raises(ValueError, match="already holds a run: pass --resume"):
+        tiny_run("dmc", out)
+    (out / ".lock").write_text(str(os.getpid()))  # a live process holds it
+    with pytest.raises(ValueError, match="in use by another wizard baseline"):
+        tiny_run("dmc", out, resume=True)
+    with pytest.raises(ValueError, match="is a run of 'dmc', not 'dqn'"):
+        tiny_run("dqn", out, resume=True)
+
+
+def test_the_spec_needs_a_path_and_refuses_a_network_with_advice():
+    with pytest.raises(ValueError, match="needs a checkpoint: baseline:PATH"):
+        make_agent("baseline", 0)
+    with pytest.raises(ValueError, match="reads the observation alone"):
+        make_agent(f"baseline:{PRETRAINED}", 0)  # the shipped network reads RuleAgent's advice
+
+
+def test_ctrl_c_stops_after_saving_and_resume_continues(tmp_path):
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "wizard_env", "baseline", "dmc", "--setting", SETTING, "--out", str(out),
+                             "--steps", "100000000", "--num-envs", "8", "--eval-deals", "2", "--set", "queue=64"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(text) for text in proc.stdout], daemon=True).start()
+    try:
+        seen = [lines.get(timeout=120)]  # the first evaluation's line: the run is learning
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    time.sleep(0.5)
+    while not lines.empty():
+        seen.append(lines.get())
+    output = "".join(seen)
+    assert "stopped by Ctrl-C" in output and "Traceback" not in output, output
+    done = json.loads((out / "config.json").read_text())["done"]
+    assert done["stopped_by"] == "interrupt" and not (out / ".lock").exists()
+    saved = load_checkpoint(out / "checkpoints" / "latest.npz")[0]["num_timesteps"]
+    assert saved == done["decisions"] > 0
+    assert main(["baseline", "dmc", "--setting", SETTING, "--out", str(out), "--resume", "--steps", str(saved + 64),
+                 "--quiet"]) == 0
+    assert json.loads((out / "config.json").read_text())["done"]["decisions"] >= saved + 64
