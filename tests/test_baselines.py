@@ -24,13 +24,15 @@ from wizard_env.agents.ppo_agent import PRETRAINED, PPOAgent, load_checkpoint  #
 from wizard_env.agents.registry import make_agent  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.envs.vec_env import WizardVecEnv  # noqa: E402
-from wizard_env.training.baselines import dmc, dqn, maskable_ppo  # noqa: E402
+from wizard_env.training.baselines import dmc, dqn, maskable_ppo, nfsp  # noqa: E402
 
 SETTING = "wizard-3p-5r"
 #: A budget of a few seconds per algorithm, and the settings that let it learn within it.
 TINY = {
     "dmc": (dmc, dict(steps=600, num_envs=8, queue=64, batch_size=32)),
     "dqn": (dqn, dict(steps=800, num_envs=8, learning_starts=64, batch_size=32, buffer_size=512, target_every=5)),
+    "nfsp": (nfsp, dict(steps=800, num_envs=8, learning_starts=64, batch_size=32, buffer_size=512, target_every=5,
+                        eta=0.5, sl_starts=32, reservoir_size=256)),
     "maskable-ppo": (maskable_ppo, dict(steps=256, num_envs=16, n_steps=8, batch_size=64, n_epochs=2)),
 }
 BOOKKEEPING = dict(setting=SETTING, eval_deals=2, eval_every=10**6, checkpoint_every=128, minutes=5.0)
@@ -91,7 +93,7 @@ def test_wizard_eval_plays_the_baseline_against_the_settings_opponents(trained, 
     assert json.loads((tmp_path / "ev" / "eval.json").read_text())["agents"] == [f"baseline:{out}", "rule", "rule"]
 
 
-@pytest.mark.parametrize("algo", ["dmc", "dqn"])
+@pytest.mark.parametrize("algo", ["dmc", "dqn", "nfsp"])
 def test_the_same_seed_gives_the_same_weights_and_another_seed_others(algo: str, tmp_path):
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
         tiny_run(algo, tmp_path / name, seed=seed)

@@ -7,8 +7,9 @@
 
 The algorithms (``ALGORITHMS``) are the modules of ``wizard_env.training.baselines``, each reading top to bottom:
 ``dmc`` (Deep Monte-Carlo: action values regressed on round returns), ``dqn`` (Double DQN with masks, replay and a
-target network) and ``maskable-ppo`` (sb3-contrib's MaskablePPO, run by ``wizard train``'s trainer with no advice and
-no cloning). Each learns against the setting's opponents; the budget is ``--minutes`` of wall time and ``--steps``
+target network), ``nfsp`` (Neural Fictitious Self-Play's learner: a Double DQN best response and an average policy
+from a reservoir of its choices) and ``maskable-ppo`` (sb3-contrib's MaskablePPO, run by ``wizard train``'s trainer
+with no advice and no cloning). Each learns against the setting's opponents; the budget is ``--minutes`` of wall time and ``--steps``
 learner decisions, whichever ends first, both recorded in config.json. ``--set NAME=VALUE`` changes one of the
 algorithm's other settings (listed in ``--help``). ``--resume`` keeps the settings the run was started with, but for
 those given again (a larger budget, say; ``maskable-ppo`` needs its ``--set`` options again). The run writes checkpoints, a learning curve (curve.csv,
@@ -30,14 +31,14 @@ from wizard_env.util.checks import short_repr
 from .common import field_docs, require_packages
 
 HELP = "train a standard RL algorithm on a benchmark setting from scratch (no RuleAgent help)"
-DESCRIPTION = ("Train dmc (Deep Monte-Carlo), dqn (Double DQN with masks) or maskable-ppo (sb3-contrib) in a named "
-               "setting against its opponents, with no advice, no cloning and no RuleAgent numbers, on a budget of wall "
-               "minutes and learner decisions. Writes checkpoints (played as baseline:OUT), config.json and a learning "
-               "curve (curve.csv, curve.png) into --out.")
+DESCRIPTION = ("Train dmc (Deep Monte-Carlo), dqn (Double DQN with masks), nfsp (NFSP's learner) or maskable-ppo "
+               "(sb3-contrib) in a named setting against its opponents, with no advice, no cloning and no RuleAgent "
+               "numbers, on a budget of wall minutes and learner decisions. Writes checkpoints (played as baseline:OUT), "
+               "config.json and a learning curve (curve.csv, curve.png) into --out.")
 #: The variant options are refused: the setting fixes the game.
 VARIANT_OPTIONS = False
 #: Each algorithm's module, in ``wizard_env.training.baselines``.
-ALGORITHMS = {"dmc": "dmc", "dqn": "dqn", "maskable-ppo": "maskable_ppo"}
+ALGORITHMS = {"dmc": "dmc", "dqn": "dqn", "nfsp": "nfsp", "maskable-ppo": "maskable_ppo"}
 #: The options of every algorithm, by field of ``RunArgs``; the other fields are changed with ``--set``.
 OPTIONS = ("setting", "seed", "minutes", "steps", "num_envs", "eval_every", "eval_deals", "checkpoint_every")
 
