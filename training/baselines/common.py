@@ -54,14 +54,16 @@ class RunArgs:
     learning_rate: float = 1e-4  #: Adam's step size
     batch_size: int = 256  #: decisions per gradient step
     reward_scale: float = 0.01  #: round scores (about -100..+200) times this, to about -1..+2
-    eval_every: int = 100_000  #: learner decisions between evaluations
+    eval_every: int = 500_000  #: learner decisions between evaluations
     eval_deals: int = 200  #: duplicate deals per evaluation (each played in every seat rotation)
-    checkpoint_every: int = 100_000  #: learner decisions between checkpoints
+    checkpoint_every: int = 500_000  #: learner decisions between checkpoints
     torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran slower)
 
 
+#: A range of numeric settings: (least, most), None for no bound.
+Ranges = dict[str, tuple[float | None, float | None]]
 #: The range of every numeric field of ``RunArgs`` (and of the algorithms' own, which add theirs).
-RANGES: dict[str, tuple[float | None, float | None]] = {
+RANGES: Ranges = {
     "minutes": (0, None), "steps": (1, None), "num_envs": (1, 65_536), "learning_rate": (0, 1), "batch_size": (1, None),
     "reward_scale": (0, None), "eval_every": (1, None), "eval_deals": (1, None), "checkpoint_every": (1, None),
     "torch_threads": (1, 256),
@@ -70,7 +72,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 RESUME_MAY_CHANGE = ("minutes", "steps", "eval_every", "eval_deals", "checkpoint_every", "torch_threads")
 
 
-def check_args(args: RunArgs, ranges: dict[str, tuple[float | None, float | None]]) -> None:
+def check_args(args: RunArgs, ranges: Ranges) -> None:
     """ValueError naming (as its option) the first argument out of range, an unknown setting or bad hidden layers."""
     from wizard_env.agents.checkpoint import check_hidden
 
@@ -88,14 +90,18 @@ def q_network(hidden: list[int]):
     its weights are a ``wizard-ppo/1`` checkpoint that ``PPOAgent`` plays (argmax of the outputs over legal actions)."""
     import torch
 
+    class Extractor(torch.nn.Module):
+        def __init__(self, policy_net: torch.nn.Sequential) -> None:
+            super().__init__()
+            self.policy_net = policy_net
+
     class QNetwork(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             layers: list[torch.nn.Module] = []
             for a, b in zip([OBS_SIZE, *hidden], hidden):
                 layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
-            self.mlp_extractor = torch.nn.Module()
-            self.mlp_extractor.policy_net = torch.nn.Sequential(*layers)
+            self.mlp_extractor = Extractor(torch.nn.Sequential(*layers))
             self.action_net = torch.nn.Linear(([OBS_SIZE, *hidden])[-1], NUM_ACTIONS)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -18,7 +18,7 @@ import numpy as np
 
 from wizard_env.envs.vec_env import WizardVecEnv
 
-from .common import RunArgs, Run, check_args, epsilon_greedy, linear, q_network
+from .common import Ranges, RunArgs, Run, check_args, epsilon_greedy, linear, q_network
 
 NAME = "dmc"
 
@@ -34,7 +34,7 @@ class Args(RunArgs):
     max_grad_norm: float = 40.0  #: gradient clipping (DouZero's)
 
 
-RANGES = {"queue": (1, None), "epsilon_start": (0, 1), "epsilon_end": (0, 1), "epsilon_decay": (0, None),
+RANGES: Ranges = {"queue": (1, None), "epsilon_start": (0, 1), "epsilon_end": (0, 1), "epsilon_decay": (0, None),
           "max_grad_norm": (0, None)}
 
 
@@ -84,14 +84,14 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
         env = WizardVecEnv(args.num_envs, seed=run.seed(), setting=args.setting, episode="round",
                            reward_scale=args.reward_scale)
         episodes = Episodes(args.num_envs)
-        obs = env.reset()
+        obs = np.asarray(env.reset())
         while run.going():
             masks = env.action_masks()
             epsilon = linear(args.epsilon_start, args.epsilon_end, args.epsilon_decay, run.decisions)
             actions = epsilon_greedy(q, obs, masks, epsilon, run.rng)
             next_obs, rewards, dones, _ = env.step(actions)
             episodes.add(obs, actions, rewards, dones)
-            obs = next_obs
+            obs = np.asarray(next_obs)
             if len(episodes) >= args.queue:
                 learn(q, optimizer, episodes.take(), args, run.rng)
             run.advance(args.num_envs, q)

@@ -24,7 +24,7 @@ from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.envs.vec_env import WizardVecEnv
 
-from .common import RunArgs, Run, check_args, epsilon_greedy, linear, masked, q_network
+from .common import Ranges, RunArgs, Run, check_args, epsilon_greedy, linear, masked, q_network
 
 NAME = "dqn"
 
@@ -44,7 +44,7 @@ class Args(RunArgs):
     max_grad_norm: float = 10.0  #: gradient clipping
 
 
-RANGES = {"buffer_size": (1, None), "learning_starts": (1, None), "train_every": (1, None), "gradient_steps": (1, None),
+RANGES: Ranges = {"buffer_size": (1, None), "learning_starts": (1, None), "train_every": (1, None), "gradient_steps": (1, None),
           "target_every": (1, None), "epsilon_start": (0, 1), "epsilon_end": (0, 1), "epsilon_decay": (0, None),
           "max_grad_norm": (0, None)}
 
@@ -100,14 +100,14 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
         env = WizardVecEnv(args.num_envs, seed=run.seed(), setting=args.setting, episode="round",
                            reward_scale=args.reward_scale)
         replay = Replay(args.buffer_size, args.num_envs)
-        obs, steps = env.reset(), 0
+        obs, steps = np.asarray(env.reset()), 0
         while run.going():
             masks = env.action_masks()
             epsilon = linear(args.epsilon_start, args.epsilon_end, args.epsilon_decay, run.decisions)
             actions = epsilon_greedy(q, obs, masks, epsilon, run.rng)
             next_obs, rewards, dones, _ = env.step(actions)
             replay.add(obs, masks, actions, rewards, dones)
-            obs, steps = next_obs, steps + 1
+            obs, steps = np.asarray(next_obs), steps + 1
             if steps % args.train_every == 0 and replay.ready(max(args.learning_starts, args.batch_size)):
                 for _ in range(args.gradient_steps):
                     update(q, target, optimizer, replay.sample(args.batch_size, run.rng), args.max_grad_norm)

@@ -24,7 +24,7 @@ from typing import Callable
 from wizard_env.envs.settings import get_setting
 
 from ..train import TrainConfig, run_training
-from .common import RunArgs, check_args
+from .common import Ranges, RunArgs, check_args
 
 NAME = "maskable-ppo"
 
@@ -42,7 +42,7 @@ class Args(RunArgs):
     clip_range: float = 0.2  #: PPO's clip of the policy ratio
 
 
-RANGES = {"n_steps": (1, None), "n_epochs": (1, None), "ent_coef": (0, None), "clip_range": (0, None)}
+RANGES: Ranges = {"n_steps": (1, None), "n_epochs": (1, None), "ent_coef": (0, None), "clip_range": (0, None)}
 
 
 def config(args: Args) -> TrainConfig:

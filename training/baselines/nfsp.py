@@ -25,7 +25,7 @@ from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.envs.vec_env import WizardVecEnv
 
 from . import dqn
-from .common import Run, check_args, epsilon_greedy, linear, masked, q_network
+from .common import Ranges, Run, check_args, epsilon_greedy, linear, masked, q_network
 
 NAME = "nfsp"
 
@@ -42,7 +42,7 @@ class Args(dqn.Args):
     sl_learning_rate: float = 1e-4  #: the average policy's Adam step size
 
 
-RANGES = {**dqn.RANGES, "eta": (0, 1), "reservoir_size": (1, None), "sl_starts": (1, None), "sl_learning_rate": (0, 1)}
+RANGES: Ranges = {**dqn.RANGES, "eta": (0, 1), "reservoir_size": (1, None), "sl_starts": (1, None), "sl_learning_rate": (0, 1)}
 
 
 class Reservoir:
@@ -95,7 +95,7 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
         env = WizardVecEnv(args.num_envs, seed=run.seed(), setting=args.setting, episode="round",
                            reward_scale=args.reward_scale)
         replay, reservoir = dqn.Replay(args.buffer_size, args.num_envs), Reservoir(args.reservoir_size)
-        obs, steps = env.reset(), 0
+        obs, steps = np.asarray(env.reset()), 0
         best = run.rng.random(args.num_envs) < args.eta  # each game's mode for its round: best response or Pi
         while run.going():
             masks = env.action_masks()
@@ -106,7 +106,7 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
                 reservoir.add(obs[best], masks[best], actions[best], run.rng)
             next_obs, rewards, dones, _ = env.step(actions)
             replay.add(obs, masks, actions, rewards, dones)
-            obs, steps = next_obs, steps + 1
+            obs, steps = np.asarray(next_obs), steps + 1
             best = np.where(dones, run.rng.random(args.num_envs) < args.eta, best)
             if steps % args.train_every == 0 and replay.ready(max(args.learning_starts, args.batch_size)):
                 for _ in range(args.gradient_steps):

@@ -11,7 +11,8 @@
 
 ``--backend sb3`` (the default) is ``wizard_env.training.train``: it clones RuleAgent, then improves on it
 with PPO, and writes ``config.json``, TensorBoard logs, checkpoints and a learning curve into ``--out``
-(needs the train extras). ``--backend rllib`` is ``wizard_env.training.rllib_train``: one shared policy for
+(needs the train extras); the first Ctrl-C stops it at the next step, saves the last whole rollout's policy and
+exits (``--resume`` continues). ``--backend rllib`` is ``wizard_env.training.rllib_train``: one shared policy for
 every seat on Ray RLlib (needs the rllib extra); each backend refuses the options only the other one reads.
 
 ``--setting NAME`` (a named benchmark setting, ``wizard_env.envs.settings``; sb3 only) fixes the game and the

@@ -101,7 +101,10 @@ def run(args: argparse.Namespace) -> int:
     torch.set_num_threads(cfg.torch_threads)
     rounds = parse_rounds(args.rounds) if setting is None else list(rules.hand_sizes)
     trainer = run_training(cfg, rules, args.out, args.resume, args.quiet, rounds=rounds)
-    rules = ",".join(["rule"] * (trainer.rules.num_players - 1))
-    print(f"wrote {trainer.out}/checkpoints/latest.npz; evaluate it with: "
-          f"wizard eval --agents ppo:{trainer.out}/checkpoints/latest.npz,{rules} --games 2000")
+    path = f"{trainer.out}/checkpoints/latest.npz"
+    if setting is None:
+        agents = f"--agents ppo:{path},{','.join(['rule'] * (trainer.rules.num_players - 1))}"
+    else:
+        agents = f"--setting {setting.name} --agents ppo:{path}"
+    print(f"wrote {path}; evaluate it with: wizard eval {agents} --games 2000")
     return 0
