@@ -143,6 +143,7 @@ def test_the_cli_runs_a_baseline_and_resumes_it_with_its_settings(tmp_path, caps
         (["--set", "queue=x"], "--set queue:"),
         (["--set", "seed=3"], "--set seed: give it as --seed"),
         (["--steps", "0"], "--steps must be at least 1"),
+        (["--set", "queue=0"], "--set queue must be at least 1"),
         (["--players", "4"], "unrecognized arguments: --players"),
         (["--resume"], "--resume: no run in"),
     ],
@@ -153,6 +154,14 @@ def test_the_cli_refuses_bad_options_in_one_line(extra, message, tmp_path, capsy
     err = capsys.readouterr().err
     assert err.startswith("wizard: error: ") and message in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_buffer_that_could_never_start_learning_is_refused_before_the_folder(tmp_path):
+    with pytest.raises(ValueError, match="holds at most 504 transitions"):
+        tiny_run("dqn", tmp_path / "run", buffer_size=512, learning_starts=1000)
+    with pytest.raises(ValueError, match="--set buffer_size .* would need about"):
+        tiny_run("nfsp", tmp_path / "run", buffer_size=10**12)
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_folder_with_a_run_or_in_use_is_refused(tmp_path, capsys):

@@ -29,13 +29,15 @@ def rules_json(rules: Rules) -> dict[str, Any]:
             "bid_total_rule": rules.bid_total_rule, "foresight": rules.foresight}
 
 
-def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], above_zero: tuple[str, ...]) -> None:
-    """ValueError naming (as its option) the first setting of ``cfg`` outside its range in ``ranges``."""
+def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], above_zero: tuple[str, ...],
+                 option: Callable[[str], str] = lambda name: f"--{name.replace('_', '-')}") -> None:
+    """ValueError naming (as ``option`` names it on the command line) the first setting of ``cfg`` outside its range in
+    ``ranges``."""
     for name, (low, high) in ranges.items():
         value = getattr(cfg, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"--{name.replace('_', '-')} must be a finite number, not {value!r}")
-        options.check_range(f"--{name.replace('_', '-')}", value, low, high, above=name in above_zero)
+            raise ValueError(f"{option(name)} must be a finite number, not {value!r}")
+        options.check_range(option(name), value, low, high, above=name in above_zero)
 
 
 def say(line: str) -> None:

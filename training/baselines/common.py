@@ -68,6 +68,8 @@ RANGES: Ranges = {
     "reward_scale": (0, None), "eval_every": (1, None), "eval_deals": (1, None), "checkpoint_every": (1, None),
     "torch_threads": (1, 256),
 }
+#: The fields ``wizard baseline`` has an option for (``--seed``, ...); the others are given as ``--set NAME=VALUE``.
+OPTIONS = ("setting", "seed", "minutes", "steps", "num_envs", "eval_every", "eval_deals", "checkpoint_every")
 #: Fields a resumed run may change: the budget and the bookkeeping.
 RESUME_MAY_CHANGE = ("minutes", "steps", "eval_every", "eval_deals", "checkpoint_every", "torch_threads")
 
@@ -79,7 +81,9 @@ def check_args(args: RunArgs, ranges: Ranges) -> None:
     get_setting(args.setting)
     check_seed(args.seed, "--seed")
     check_hidden(args.hidden, OBS_SIZE, name="hidden")
-    check_ranges(args, {**RANGES, **ranges}, ("learning_rate", "reward_scale"))
+    # the budget and the bookkeeping have options of their own, the other settings are given with --set
+    check_ranges(args, {**RANGES, **ranges}, ("learning_rate", "reward_scale"),
+                 lambda name: f"--{name.replace('_', '-')}" if name in OPTIONS else f"--set {name}")
 
 
 # -- the network ---------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import numpy as np
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.envs.vec_env import WizardVecEnv
+from wizard_env.util.checks import check_memory
 
 from .common import Ranges, RunArgs, Run, check_args, epsilon_greedy, linear, masked, q_network
 
@@ -49,17 +50,37 @@ RANGES: Ranges = {"buffer_size": (1, None), "learning_starts": (1, None), "train
           "max_grad_norm": (0, None)}
 
 
+#: Bytes a stored decision takes: its float16 observation, mask, action, reward and end flag.
+ROW_BYTES = 2 * OBS_SIZE + NUM_ACTIONS + 8 + 4 + 1
+
+
+def check_buffer(args: Args) -> None:
+    """ValueError unless the replay buffer fits in memory and holds ``learning_starts`` transitions and a batch beside
+    the newest step (else learning would never start)."""
+    rows = Replay.size(args.buffer_size, args.num_envs)
+    check_memory("--set buffer_size", rows, ROW_BYTES)
+    if max(args.learning_starts, args.batch_size) > rows - args.num_envs:
+        raise ValueError(f"--set learning_starts={args.learning_starts} and batch_size={args.batch_size}: a buffer of "
+                         f"{rows:,} rows for {args.num_envs} games holds at most {rows - args.num_envs:,} transitions to "
+                         "learn from: give a larger buffer_size")
+
+
 class Replay:
     """Transitions of ``num_envs`` games, one row per decision, the next decision ``num_envs`` rows later."""
 
     def __init__(self, capacity: int, num_envs: int):
-        self.rows, self.width = max(capacity // num_envs, 2) * num_envs, num_envs
+        self.rows, self.width = self.size(capacity, num_envs), num_envs
         self.obs = np.zeros((self.rows, OBS_SIZE), dtype=np.float16)
         self.masks = np.zeros((self.rows, NUM_ACTIONS), dtype=bool)
         self.actions = np.zeros(self.rows, dtype=np.int64)
         self.rewards = np.zeros(self.rows, dtype=np.float32)
         self.dones = np.zeros(self.rows, dtype=bool)
         self.head, self.filled = 0, 0  # the next row to write; rows written so far (at most self.rows)
+
+    @staticmethod
+    def size(capacity: int, num_envs: int) -> int:
+        """The rows a buffer of ``capacity`` for ``num_envs`` games has: whole steps, at least two."""
+        return max(capacity // num_envs, 2) * num_envs
 
     def add(self, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray) -> None:
         """One step of every game: its decision, the reward and whether the episode ended after it."""
@@ -90,6 +111,7 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
     import torch
 
     check_args(args, RANGES)
+    check_buffer(args)
     with Run(NAME, args, out, resume, quiet, log) as run:
         q, target = q_network(args.hidden), q_network(args.hidden)
         optimizer = torch.optim.Adam(q.parameters(), lr=args.learning_rate)

@@ -23,6 +23,7 @@ import numpy as np
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.envs.vec_env import WizardVecEnv
+from wizard_env.util.checks import check_memory
 
 from . import dqn
 from .common import Ranges, Run, check_args, epsilon_greedy, linear, masked, q_network
@@ -84,6 +85,8 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
     import torch
 
     check_args(args, RANGES)
+    dqn.check_buffer(args)
+    check_memory("--set reservoir_size", args.reservoir_size, dqn.ROW_BYTES)
     with Run(NAME, args, out, resume, quiet, log) as run:
         q, target, pi = q_network(args.hidden), q_network(args.hidden), q_network(args.hidden)
         q_optimizer = torch.optim.Adam(q.parameters(), lr=args.learning_rate)

@@ -28,6 +28,8 @@ from wizard_env.envs.settings import SETTINGS
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
+from wizard_env.training.baselines.common import OPTIONS, RunArgs
+
 from .common import field_docs, require_packages
 
 HELP = "train a standard RL algorithm on a benchmark setting from scratch (no RuleAgent help)"
@@ -39,8 +41,6 @@ DESCRIPTION = ("Train dmc (Deep Monte-Carlo), dqn (Double DQN with masks), nfsp 
 VARIANT_OPTIONS = False
 #: Each algorithm's module, in ``wizard_env.training.baselines``.
 ALGORITHMS = {"dmc": "dmc", "dqn": "dqn", "nfsp": "nfsp", "maskable-ppo": "maskable_ppo"}
-#: The options of every algorithm, by field of ``RunArgs``; the other fields are changed with ``--set``.
-OPTIONS = ("setting", "seed", "minutes", "steps", "num_envs", "eval_every", "eval_deals", "checkpoint_every")
 
 
 def _module(algo: str):
@@ -49,8 +49,6 @@ def _module(algo: str):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard baseline``."""
-    from wizard_env.training.baselines.common import RunArgs
-
     d, docs = RunArgs(), {k: v.replace("%", "%%") for k, v in field_docs(RunArgs).items()}
     parser.add_argument("algo", choices=list(ALGORITHMS), metavar="ALGO", help=f"the algorithm: {', '.join(ALGORITHMS)}")
     parser.add_argument("--setting", required=True, choices=list(SETTINGS), metavar="NAME",
