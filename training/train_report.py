@@ -76,7 +76,7 @@ def plot(csv_path: Path, png_path: Path, steps_label: str = "PPO steps", learner
     diff_ax, acc_ax = fig.subplots(1, 2)
     diff_ax.errorbar(steps, diff, yerr=ci, marker="o", capsize=3)
     diff_ax.axhline(0, color="black", linewidth=0.8)
-    diff_ax.set(xlabel=steps_label, ylabel="score per game minus RuleAgent's", title="duplicate deals vs 3 RuleAgents")
+    diff_ax.set(xlabel=steps_label, ylabel="score per game minus RuleAgent's", title="duplicate deals vs RuleAgents")
     acc_ax.plot(steps, [float(r["bid_accuracy"]) for r in rows], marker="o", label=learner)
     acc_ax.plot(steps, [float(r["rule_bid_accuracy"]) for r in rows], marker="o", label="rule")
     acc_ax.set(xlabel=steps_label, ylabel="bid accuracy")
