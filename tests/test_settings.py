@@ -316,3 +316,13 @@ def test_train_with_a_setting_trains_on_its_game_against_its_opponents_alone(tmp
     config = json.loads((out / "config.json").read_text())
     assert config["train"]["pool"] == {"rule": 1.0} and config["train"]["mix"] == [3]
     assert config["rules"]["num_players"] == 3 and config["rules"]["rounds"] == [1, 2, 3, 4, 5]
+
+
+def test_train_values_with_a_setting_fits_its_game_and_names_the_setting_to_evaluate_in(tmp_path, capsys):
+    pytest.importorskip("torch")
+    out = tmp_path / "run"
+    assert main(["train-values", "--setting", "wizard-3p-5r", "--out", str(out), "--samples", "300", "--games", "8",
+                 "--eval-deals", "2", "--workers", "1", "--epochs", "1", "--quiet"]) == 0
+    assert "wizard eval --setting wizard-3p-5r --agents ppo:" in capsys.readouterr().out
+    config = json.loads((out / "config.json").read_text())
+    assert config["train"]["mix"] == [3] and config["rules"]["rounds"] == [1, 2, 3, 4, 5]
