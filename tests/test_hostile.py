@@ -283,6 +283,18 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         ([RECIPE, "--out", "{files}/nowhere", "--resume"], ["--resume: no recipe run in {files}/nowhere"]),
         ([RECIPE, "--out", "{out}", "--until", "nope"], ["--until 'nope': the recipe has no such step"]),
     ],
+    "baseline": [
+        ([], ["required: ALGO, --setting, --out"]),
+        (["nope", "--setting", "wizard-3p-5r", "--out", "{out}"], ["argument ALGO: invalid choice: 'nope'"]),
+        (["dmc", "--setting", "nope", "--out", "{out}"], ["argument --setting: invalid choice: 'nope'"]),
+        (["dmc", "--setting", "wizard-3p-5r", "--out", ""], ["argument --out", "empty"]),
+        (["dmc", "--setting", "wizard-3p-5r", "--out", "{out}", "--minutes", "-1"], ["--minutes must be at least 0"]),
+        (["dqn", "--setting", "wizard-3p-5r", "--out", "{out}", "--steps", "0"], ["--steps must be at least 1, not 0"]),
+        (["dmc", "--setting", "wizard-3p-5r", "--out", "{out}", "--num-envs", "0"], ["--num-envs must be at least 1"]),
+        (["nfsp", "--setting", "wizard-3p-5r", "--out", "{out}", "--eval-deals", "0"], ["--eval-deals must be at least 1"]),
+        (["dmc", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "queue=0"], ["--set queue must be at least 1"]),
+        (["dmc", "--setting", "wizard-3p-5r", "--out", "{files}/nowhere", "--resume"], ["--resume: no run in {files}/nowhere"]),
+    ],
 }
 
 FLAT = [(command, args, needles) for command, cases in CASES.items() for args, needles in cases]
@@ -514,7 +526,7 @@ def test_simulate_refuses_pimc_with_the_reason_and_play_plays_against_it(capsys,
     err = capsys.readouterr().err
     assert err.startswith("wizard: error: --agents 'pimc:samples=2': a search agent") and "wizard eval" in err
     assert main(["simulate", "--help"]) == 0
-    assert "known: random, rule, ppo, ppo-v3, ppo-v2, ppo-v1, ppo-bid;" in " ".join(capsys.readouterr().out.split())
+    assert "known: random, rule, ppo, ppo-v3, ppo-v2, ppo-v1, ppo-bid, baseline;" in " ".join(capsys.readouterr().out.split())
     monkeypatch.setattr(sys, "stdin", io.StringIO("0\n\n"))  # bid 0, then Enter plays the one card
     assert main(["play", "--opponents", "pimc:samples=2", "--rounds", "1", "--seed", "1"]) == 0
     assert "Game over" in capsys.readouterr().out
