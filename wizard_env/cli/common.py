@@ -110,6 +110,15 @@ def rule_opponents(setting: Setting, command: str) -> str:
     return "rule"
 
 
+def setting_specs(specs: list[str], setting: Setting, where: str) -> list[str]:
+    """``--agents``' one agent (``specs``, as ``split_specs`` gives them), then ``setting``'s opponents: a spec per
+    seat; ValueError for more or fewer agents than one, saying ``where`` the opponents sit and the one agent goes."""
+    if len(specs) != 1:
+        raise ValueError(f"--agents names {len(specs)} agents beside --setting {setting.name}, whose opponents "
+                         f"({', '.join(setting.opponents)}) {where}")
+    return [*specs, *setting.opponents]
+
+
 def command_rules(args: argparse.Namespace) -> tuple[Rules, Setting | None]:
     """The rules of ``--setting`` (and the setting), or without it those of the variant options (and None)."""
     setting = chosen_setting(args)

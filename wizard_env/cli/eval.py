@@ -27,7 +27,7 @@ from wizard_env.training.evaluate import EVAL_BYTES_PER_GAME, evaluate, require_
 from wizard_env.util import options
 from wizard_env.util.files import check_writable
 
-from .common import add_setting_option, command_rules, split_specs
+from .common import add_setting_option, command_rules, setting_specs, split_specs
 
 HELP = "compare agents on duplicate deals: every agent plays every deal from every seat"
 DESCRIPTION = (
@@ -86,7 +86,4 @@ def _seats(args: argparse.Namespace) -> tuple[Rules, list[str]]:
             n = rules.num_players
             raise ValueError(f"--agents names {len(specs)} agents for {n} seats: give exactly {n}")
         return rules, specs
-    if len(specs) != 1:
-        raise ValueError(f"--agents names {len(specs)} agents beside --setting {setting.name}, whose opponents "
-                         f"({', '.join(setting.opponents)}) take the other seats: give the one agent to evaluate")
-    return rules, [*specs, *setting.opponents]
+    return rules, setting_specs(specs, setting, "take the other seats: give the one agent to evaluate")

@@ -29,7 +29,7 @@ from wizard_env.engine.simulate import SeatSummary, derive_seeds, play_game, sum
 from wizard_env.render.replay_text import describe_rules
 from wizard_env.util import options
 
-from .common import add_setting_option, command_rules, seat_specs, split_specs
+from .common import add_setting_option, command_rules, seat_specs, setting_specs, split_specs
 
 HELP = "play many games between agents and summarise"
 DESCRIPTION = ("Play games between agents and print, per seat, the mean score with its 95% confidence interval, the "
@@ -78,11 +78,8 @@ def run(args: argparse.Namespace) -> int:
     n = rules.num_players
     if setting is None:
         specs = seat_specs(args.agents, n, "--agents")
-    elif len(specs := split_specs(args.agents, "--agents")) != 1:
-        raise ValueError(f"--agents names {len(specs)} agents beside --setting {setting.name}, whose opponents "
-                         f"({', '.join(setting.opponents)}) take seats 1 and on: give the one agent of seat 0")
     else:
-        specs = [*specs, *setting.opponents]
+        specs = setting_specs(split_specs(args.agents, "--agents"), setting, "take seats 1 and on: give the one agent of seat 0")
     for spec in specs:
         if searches_games(spec):
             raise ValueError(f"--agents {spec!r}: a search agent reads the game itself, and simulate's agents play "

@@ -93,23 +93,18 @@ def get_setting(name: str) -> Setting:
 def rules_for(setting: str | None, options: dict[str, Any]) -> Rules:
     """The rules of ``setting``, or with none those of ``options`` (``Rules.make``'s arguments by name, None where not
     given: those default as in ``Rules.make``); ValueError for an unknown setting or a setting with options."""
-    given = {name: value for name, value in options.items() if value is not None}
-    if setting is None:
-        return Rules.make(**given)  # Rules.make checks each value
-    fixed = get_setting(setting)
-    refuse_beside(fixed, list(given))
-    return fixed.rules()
+    return env_setting(setting, options, {})[0]
 
 
 def env_setting(setting: str | None, rule_options: dict[str, Any],
                 opponent_options: dict[str, Any]) -> tuple[Rules, Setting | None]:
     """An env's rules and setting: with ``setting``, its rules once every option of ``rule_options`` and
-    ``opponent_options`` given (not None) is refused beside it; without, the rules of ``rule_options`` (``rules_for``)."""
+    ``opponent_options`` given (not None) is refused beside it; without, the rules of ``rule_options`` (``Rules.make``'s
+    arguments by name, None where not given)."""
     if setting is None:
-        return rules_for(None, rule_options), None
+        return Rules.make(**{name: value for name, value in rule_options.items() if value is not None}), None  # checks each
     fixed = get_setting(setting)
-    given = {**rule_options, **opponent_options}
-    refuse_beside(fixed, [name for name, value in given.items() if value is not None])
+    refuse_beside(fixed, [name for name, value in {**rule_options, **opponent_options}.items() if value is not None])
     return fixed.rules(), fixed
 
 
