@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
 from wizard_env.engine.rules import Rules
+from wizard_env.envs.settings import Setting
 from wizard_env.util import options
 from wizard_env.util.files import check_writable
 from wizard_env.util.workers import pid_alive
@@ -27,6 +28,15 @@ def rules_json(rules: Rules) -> dict[str, Any]:
     """The rules as JSON, enough to rebuild them with ``Rules.make``."""
     return {"num_players": rules.num_players, "rounds": list(rules.hand_sizes), "bidding": rules.bidding.value,
             "bid_total_rule": rules.bid_total_rule, "foresight": rules.foresight}
+
+
+def rule_opponents(setting: Setting, command: str) -> str:
+    """The agent spec of ``setting``'s opponents when they are RuleAgents, whom ``command`` trains and evaluates
+    against; ValueError for a setting with other opponents."""
+    if set(setting.opponents) != {"rule"}:
+        raise ValueError(f"{command} plays and evaluates against RuleAgents, and setting {setting.name!r} has the "
+                         f"opponents {', '.join(setting.opponents)}")
+    return "rule"
 
 
 def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], above_zero: tuple[str, ...],

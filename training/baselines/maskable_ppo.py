@@ -23,6 +23,7 @@ from typing import Callable
 
 from wizard_env.envs.settings import get_setting
 
+from ..common import rule_opponents
 from ..train import TrainConfig, run_training
 from .common import Ranges, RunArgs, check_args
 
@@ -62,9 +63,7 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
     """Train MaskablePPO as ``args`` say into ``out`` (``--resume``: continue the run there); what the run did."""
     check_args(args, RANGES)
     setting = get_setting(args.setting)
-    if set(setting.opponents) != {"rule"}:  # wizard train's pool and evaluations play RuleAgents
-        raise ValueError(f"maskable-ppo runs wizard train, which plays and evaluates against RuleAgents, and setting "
-                         f"{setting.name!r} has the opponents {', '.join(setting.opponents)}")
+    rule_opponents(setting, "maskable-ppo (wizard train's trainer)")
     trainer = run_training(config(args), setting.rules(), out, resume, quiet, log, rounds=list(setting.rules().hand_sizes))
     sys.stdout.flush()
     return {"decisions": trainer.model.num_timesteps, "wall_s": round(trainer.elapsed(), 1),

@@ -101,15 +101,6 @@ def chosen_setting(args: argparse.Namespace) -> Setting | None:
     return setting
 
 
-def rule_opponents(setting: Setting, command: str) -> str:
-    """The agent spec of ``setting``'s opponents when they are RuleAgents, whom ``command`` trains and evaluates
-    against; ValueError for a setting with other opponents."""
-    if set(setting.opponents) != {"rule"}:
-        raise ValueError(f"{command} plays and evaluates against RuleAgents, and setting {setting.name!r} has the "
-                         f"opponents {', '.join(setting.opponents)}")
-    return "rule"
-
-
 def setting_specs(specs: list[str], setting: Setting, where: str) -> list[str]:
     """``--agents``' one agent (``specs``, as ``split_specs`` gives them), then ``setting``'s opponents: a spec per
     seat; ValueError for more or fewer agents than one, saying ``where`` the opponents sit and the one agent goes."""

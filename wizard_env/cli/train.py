@@ -33,11 +33,12 @@ from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import parse_rounds
 from wizard_env.training import train_report
 from wizard_env.training.train import TrainConfig, run_training
+from wizard_env.training.common import rule_opponents
 from wizard_env.training.train_resume import saved_config
 from wizard_env.util import options
 
 from .common import (Given, add_number_options, add_setting_option, command_rules, field_docs, make_rules, parse_mix,
-                     require_packages, rule_opponents)
+                     require_packages)
 
 HELP = "train a MaskablePPO agent against RuleAgent, self-play snapshots and RandomAgent"
 DESCRIPTION = (

@@ -31,13 +31,13 @@ import dataclasses
 
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import parse_rounds
+from wizard_env.training.common import rule_opponents
 from wizard_env.training.train_values import run_training
 from wizard_env.training.values_config import BACKENDS, DATA, TARGETS, ValuesConfig, check_config
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
-from .common import (Given, add_number_options, add_setting_option, command_rules, field_docs, parse_mix, require_packages,
-                     rule_opponents)
+from .common import Given, add_number_options, add_setting_option, command_rules, field_docs, parse_mix, require_packages
 
 HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal, or of deals redrawn: search)"
 DESCRIPTION = (
