@@ -19,6 +19,11 @@ of the one true deal, each action is played out in N deals redrawn from what the
 values ``pimc`` chooses by, with the rollout policy at every seat. The network then fits what search on top of the
 rollout policy would do (expert iteration) rather than one continuation of a deal the player cannot see. A mean
 of N whole scores need not be whole: the compact samples keep such values as float32 (``samples``).
+
+**Without advice** (``collect_values(..., advice=False)``, ``wizard train-values --no-advice``): nothing comes from
+RuleAgent but the play of the seats it holds as an opponent (``rule_tables``). The default behaviour and rollout
+policy are uniformly random legal actions, and each decision is stored with the action played in place of RuleAgent's
+choice; the network (``input_width(..., advice=False)``) reads the observation alone.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import numpy as np
 from wizard_env.agents.base import Agent
 from wizard_env.agents.checkpoint import weight_names
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, VALUE_UNIT, PPOAgent, one_hot
+from wizard_env.agents.random_agent import RandomAgent
 from wizard_env.agents.rollouts import rollout_values, search_prior, search_values
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.agents.rule_features import FEATURES, action_features
@@ -50,7 +56,7 @@ if TYPE_CHECKING:
 def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...], share: float = 1.0,
                    behaviour: Agent | None = None, rollout: Agent | None = None, search_samples: int = 0,
                    search_top: int = 0, rule_tables: float = 0.0, pool: Sequence[Agent] = (),
-                   pool_tables: float = 0.0) -> ValueSamples:
+                   pool_tables: float = 0.0, advice: bool = True) -> ValueSamples:
     """Action values of the decisions in ``phases`` that have a choice, in ``games`` games played by ``behaviour``
     (default RuleAgent) at every seat; each such decision is kept with probability ``share``. The values are each
     action's round score in the true deal, the round played out by ``rollout`` (default RuleAgent), or with
@@ -58,6 +64,10 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     seeded by ``seed`` (the draws that keep decisions stay as they are). ``search_top`` K > 0 (with ``search_samples``
     and a ``PPOAgent`` as ``rollout``): only the K legal actions that ``rollout`` rates highest, and RuleAgent's choice,
     are played out (``search_prior``); the others' values are NaN.
+
+    ``advice`` False: RuleAgent plays only the seats of its tables, ``behaviour`` and ``rollout`` default to uniformly
+    random legal actions (drawn from the seed's ``RANDOM_STREAM``), and each decision is stored with the action played
+    (``ValueSamples.advice``) where RuleAgent's choice is stored otherwise (and kept in a pruned search instead of it).
 
     Opponent tables (``table_seats``): in a ``rule_tables`` share of the games one seat (game g's seat g mod the
     players) is ``behaviour``'s and RuleAgents hold the others; in a ``pool_tables`` share of the other games one agent
@@ -79,8 +89,9 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     rng = np.random.default_rng([seed, 2])
     search_rng = np.random.default_rng([seed, SEARCH_STREAM])
     rule = RuleAgent(seed=np.random.default_rng([seed, 1]))
-    behaviour = rule if behaviour is None else behaviour
-    rollout = rule if rollout is None else rollout
+    default = rule if advice else RandomAgent(seed=np.random.default_rng([seed, RANDOM_STREAM]))
+    behaviour = default if behaviour is None else behaviour
+    rollout = default if rollout is None else rollout
     learned = np.zeros(len(Phase), dtype=bool)
     learned[list(phases)] = True
     prior = None  # the network that prunes the search: ``rollout`` with a RuleAgent of its own, so the rollouts draw as without it
@@ -95,9 +106,16 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     parts = []
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
         o, m = batch.observe(live), batch.legal_masks(live)
-        hint = rule.act_batch(o, m)
         owner = owners[live, batch.current[live]]
-        a, mine = hint.copy(), owner == LEARNER  # RuleAgent's seats play its choice
+        mine = owner == LEARNER
+        if advice:  # RuleAgent's choice for every row: its seats play it, the learner's decisions store it
+            hint = rule.act_batch(o, m)
+            a = hint.copy()
+        else:  # RuleAgent decides only at its own seats
+            a = np.zeros(len(live), dtype=np.int64)
+            ruled = owner == RULE
+            if ruled.any():
+                a[ruled] = rule.act_batch(o[ruled], m[ruled])
         if behaviour is not rule and mine.any():
             a[mine] = behaviour.act_batch(o[mine], m[mine])
         for j, opponent in enumerate(pool, POOL):  # one call for each opponent's rows, every game's together
@@ -105,14 +123,15 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
             if theirs.any():
                 a[theirs] = opponent.act_batch(o[theirs], m[theirs])
         keep = learned[batch.phase[live]] & (m.sum(axis=1) > 1) & (rng.random(len(live)) < share) & mine
+        stored = hint if advice else a  # the choice kept with each decision: RuleAgent's, or the action played
         if keep.any():
             seated = dict(others=opponents, theirs=owners[live[keep]]) if rule_tables or pool_tables else {}
             if search_samples:
-                searched = None if prior is None else search_prior(prior, o[keep], m[keep], int(search_top), keep=hint[keep])
+                searched = None if prior is None else search_prior(prior, o[keep], m[keep], int(search_top), keep=stored[keep])
                 values = search_values(batch, live[keep], rollout, search_rng, int(search_samples), masks=searched, **seated)
             else:
                 values = rollout_values(batch, live[keep], rollout, **seated)
-            parts.append(ValueSamples.of(o[keep], m[keep], values, hint[keep]))
+            parts.append(ValueSamples.of(o[keep], m[keep], values, stored[keep]))
         batch.step(a, live)
     if not parts:  # no decision kept (a few short games, a small share): an empty chunk
         return ValueSamples.empty()
@@ -122,10 +141,10 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
 #: The stream of ``collect_values``' seed that search targets draw their deals from (1: RuleAgent, 2: which decisions
 #: are kept, 3: the trainer's agent), the one of the prior's RuleAgent (``search_top``), the one that picks the tables
 #: of RuleAgents and the one of their RuleAgents in the rollouts (``rule_tables``), the one that picks the pool's
-#: tables (``pool_tables``), the one that draws each such table's opponent, and the one the trainer seeds the pool's
-#: agents from (``training.opponent_pool``).
+#: tables (``pool_tables``), the one that draws each such table's opponent, the one the trainer seeds the pool's
+#: agents from (``training.opponent_pool``), and the one of random play without advice.
 SEARCH_STREAM, PRIOR_STREAM, TABLE_STREAM, TABLE_RULE_STREAM = 5, 6, 7, 8
-POOL_TABLE_STREAM, POOL_DRAW_STREAM, POOL_AGENT_STREAM = 9, 10, 11
+POOL_TABLE_STREAM, POOL_DRAW_STREAM, POOL_AGENT_STREAM, RANDOM_STREAM = 9, 10, 11, 12
 #: Who holds a seat in ``table_seats``' array: the learner (``behaviour``), RuleAgent, or from ``POOL`` on the pool's
 #: agents in order (``POOL + j``: ``pool[j]``).
 LEARNER, RULE, POOL = -1, 0, 1
@@ -201,55 +220,60 @@ def set_network_weights(net, weights: dict[str, np.ndarray]) -> None:
             layer.bias.copy_(torch.as_tensor(weights[bias]))
 
 
-def input_width(features: bool) -> int:
-    """Inputs of the network: the observation, RuleAgent's choice, and with ``features`` RuleAgent's numbers by action."""
-    return OBS_SIZE + NUM_ACTIONS * (1 + FEATURES * features)
+def input_width(features: bool, advice: bool = True) -> int:
+    """Inputs of the network: the observation, with ``advice`` RuleAgent's choice, with ``features`` RuleAgent's numbers
+    by action."""
+    return OBS_SIZE + NUM_ACTIONS * (advice + FEATURES * features)
 
 
-def inputs(samples: ValueSamples | ChunkSamples, rows: np.ndarray, features: bool = False) -> np.ndarray:
-    """float32 network inputs of ``rows``: the observation, RuleAgent's choice as a one-hot, and with ``features``
-    RuleAgent's numbers by action (as ``PPOAgent`` builds them for a checkpoint with advice and features)."""
-    return _inputs(samples.take(rows), features)
+def inputs(samples: ValueSamples | ChunkSamples, rows: np.ndarray, features: bool = False, advice: bool = True) -> np.ndarray:
+    """float32 network inputs of ``rows``: the observation, with ``advice`` RuleAgent's choice as a one-hot, and with
+    ``features`` RuleAgent's numbers by action (as ``PPOAgent`` builds them for a checkpoint with advice and features)."""
+    return _inputs(samples.take(rows), features, advice)
 
 
-def _inputs(part: ValueSamples, features: bool) -> np.ndarray:
+def _inputs(part: ValueSamples, features: bool, advice: bool = True) -> np.ndarray:
     """``inputs`` of every decision of ``part``."""
     observations = part.observations
-    parts = [observations, one_hot(part.advice)]
+    parts = [observations, one_hot(part.advice)] if advice else [observations]
     if features:
         parts.append(action_features(observations, part.masks))
-    return np.concatenate(parts, axis=1)
+    return np.concatenate(parts, axis=1) if len(parts) > 1 else observations
 
 
-def _choices(net, part: ValueSamples, bonus: np.ndarray, features: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The network's best legal action with a value for each decision of ``part`` (RuleAgent's choice getting the
-    ``bonus`` of its phase; every legal action has one but those a search with a prior did not play out), and the
-    phase of each."""
+def _choices(net, part: ValueSamples, bonus: np.ndarray, features: bool, advice: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The network's best legal action with a value for each decision of ``part`` (with ``advice``, RuleAgent's choice
+    getting the ``bonus`` of its phase; every legal action has one but those a search with a prior did not play out),
+    and the phase of each."""
     import torch
 
-    x = _inputs(part, features)
+    x = _inputs(part, features, advice)
     phase = x[:, SLICES["phase"]].argmax(axis=1)
     with torch.no_grad():
-        values = net(torch.as_tensor(x)).numpy() + bonus[phase][:, None] * x[:, OBS_SIZE:OBS_SIZE + NUM_ACTIONS]
+        values = net(torch.as_tensor(x)).numpy()
+    if advice:
+        values += bonus[phase][:, None] * x[:, OBS_SIZE:OBS_SIZE + NUM_ACTIONS]
     return np.where(np.isfinite(part.values), values, -np.inf).argmax(axis=1), phase
 
 
 def chosen_actions(net, samples: ValueSamples | ChunkSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False,
-                   batch: int = 4096) -> np.ndarray:
+                   batch: int = 4096, advice: bool = True) -> np.ndarray:
     """The network's best legal action for each of ``rows``, RuleAgent's choice getting the ``bonus`` of its phase
     (one per ``Phase``, as ``PPOAgent`` plays)."""
-    out = [_choices(net, samples.take(rows[start:start + batch]), bonus, features)[0] for start in range(0, len(rows), batch)]
+    out = [_choices(net, samples.take(rows[start:start + batch]), bonus, features, advice)[0]
+           for start in range(0, len(rows), batch)]
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
 
 
 def gains(net, samples: ValueSamples | ChunkSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False,
-          batch: int = 4096) -> dict[str, float]:
-    """On ``rows`` (decisions the fit did not see): how often the network departs from RuleAgent's choice, and
-    by phase the mean rollout value of its choice minus RuleAgent's (points per decision)."""
+          batch: int = 4096, advice: bool = True) -> dict[str, float]:
+    """On ``rows`` (decisions the fit did not see): how often the network departs from each decision's stored choice
+    (RuleAgent's; without ``advice``, the action played), and by phase the mean rollout value of its choice minus that
+    one's (points per decision)."""
     differs, total, count = 0, np.zeros(len(Phase)), np.zeros(len(Phase), dtype=np.int64)
     for start in range(0, len(rows), batch):
         part = samples.take(rows[start:start + batch])
-        chosen, phase = _choices(net, part, bonus, features)
+        chosen, phase = _choices(net, part, bonus, features, advice)
         differs += int((chosen != part.advice).sum())
         np.add.at(total, phase, part.value_of(chosen) - part.value_of(part.advice))
         np.add.at(count, phase, 1)
@@ -261,9 +285,9 @@ def gains(net, samples: ValueSamples | ChunkSamples, rows: np.ndarray, bonus: np
 
 
 def fit(net, samples: ValueSamples | ChunkSamples, train: np.ndarray, epochs: int, lr: float, batch_size: int, seed: int,
-        features: bool = False, window: int = WINDOW) -> float:
+        features: bool = False, window: int = WINDOW, advice: bool = True) -> float:
     """Fit ``net`` to the rollout values (times VALUE_SCALE) of decisions ``train``: the final epoch's mean loss.
-    ``features``: the network reads RuleAgent's numbers by action too (``inputs``).
+    ``features``: the network reads RuleAgent's numbers by action too, ``advice`` False: not its choice (``inputs``).
 
     The loss compares values centred over each decision's legal actions, so what the deal was worth to
     everyone (the bulk of a score's spread) does not enter it, only how the actions differ. Each minibatch is
@@ -284,7 +308,7 @@ def fit(net, samples: ValueSamples | ChunkSamples, train: np.ndarray, epochs: in
             values = part.values
             target = np.nan_to_num(values * VALUE_SCALE)
             legal = torch.as_tensor(np.isfinite(values))  # the legal actions that have a value (all but those not searched)
-            error = centred(net(torch.as_tensor(_inputs(part, features))), legal) - centred(torch.as_tensor(target), legal)
+            error = centred(net(torch.as_tensor(_inputs(part, features, advice))), legal) - centred(torch.as_tensor(target), legal)
             loss = (error ** 2).sum(dim=1).div(legal.sum(dim=1)).mean()
             optimizer.zero_grad()
             loss.backward()
