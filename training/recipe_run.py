@@ -48,7 +48,10 @@ def values_command(cfg: ValuesConfig, step: Step) -> str:
         if value == getattr(ValuesConfig(), name):
             continue
         option = f"--{name.replace('_', '-')}"
-        parts.append(option if value is True else f"{option} {','.join(map(str, value)) if isinstance(value, list) else value}")
+        if isinstance(value, bool):  # a flag: --features, --no-advice
+            parts.append(option if value else f"--no-{name.replace('_', '-')}")
+        else:
+            parts.append(f"{option} {','.join(map(str, value)) if isinstance(value, list) else value}")
     if step.keys["players"] != 4:
         parts.append(f"--players {step.keys['players']}")
     if step.keys["rounds"] != "standard":

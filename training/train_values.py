@@ -32,6 +32,20 @@ CHECKPOINT`` gives iteration 0 that role: its data are collected by that agent (
 starts from its weights, so expert iteration can start from a trained network rather than from RuleAgent. With
 ``--data all`` it fits the data of every iteration so far: the values of a mix of the earlier agents, as in
 fictitious play, which kept the improvement steps from undoing each other (model card).
+
+**From scratch** (``--no-advice``, ``ValuesConfig.advice`` False; ``wizard baseline values`` runs it): nothing comes
+from RuleAgent but the play of the seats it holds as an opponent (``--rule-tables``, and the evaluations). The
+network reads the observation alone, its first fit starts from random weights, and it plays the plain argmax of its
+values (no margin). Iteration 0's games and rollouts are uniformly random legal actions (``collect_values(...,
+advice=False)``), each later iteration's the network of the one before; ``previous`` in ``--pool`` is random play for
+iteration 0. Each decision is stored with the action played where RuleAgent's choice is stored otherwise, so the fit's
+held-out figures compare the new network with the agent that played. The options that need RuleAgent are refused
+(``values_config.check_from_scratch``): ``--features``, a margin, ``--learn bid`` or ``play``, and a ``--start`` network
+that reads advice. ``--search-top`` keeps its meaning, the action played taking the place of RuleAgent's choice.
+
+``run_training(..., minutes=M)`` (``wizard baseline values``) caps the run's wall time: once M minutes have passed, no
+new chunk is collected and the run stops at the last finished iteration (the chunks of the unfinished one stay for
+``--resume``); the first iteration is always finished, so a run has an agent.
 """
 
 from __future__ import annotations
@@ -62,9 +76,9 @@ from .values_config import LATER_DEFAULTS, RESUME_MAY_CHANGE, SAMPLE_BYTES, Valu
 
 
 def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
-    """The JSON config stored with the weights (the network reads RuleAgent's advice; ReLU layers)."""
+    """The JSON config stored with the weights (the network reads RuleAgent's advice unless ``--no-advice``; ReLU layers)."""
     return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
-            "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": True, "features": cfg.features,
+            "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": cfg.advice, "features": cfg.features,
             "advice_bonus": advice_bonus(cfg),
             "rules": rules_json(rules), "train": {"method": "rollout-values", **dataclasses.asdict(cfg)},
             "iteration": iteration, "num_samples": samples}  # decisions collected by the run up to this iteration
@@ -89,7 +103,7 @@ def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None, read: di
     (config, weights) of the task's checkpoint, and ``read`` those of the pool's (``opponent_pool.read_checkpoints``),
     already read (a cluster's machines need not see the driver's files)."""
     path, rules, games, seed, phases, share, checkpoint, torch_threads, search_samples, search_top = task[:10]
-    rule_tables, pool, pool_tables = task[10:]
+    rule_tables, pool, pool_tables, advice = task[10:]
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(torch_threads, user_api="blas")
@@ -99,7 +113,7 @@ def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None, read: di
         behaviour = PPOAgent(config, weights, seed=np.random.default_rng([seed, 3]), source=checkpoint)
     return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour,
                              search_samples=search_samples, search_top=search_top, rule_tables=rule_tables,
-                             pool=build_pool(pool, seed, read), pool_tables=pool_tables)
+                             pool=build_pool(pool, seed, read), pool_tables=pool_tables, advice=advice)
 
 
 #: How to recover from a damaged data chunk: chunk N of an iteration is a function of the run's seed and the agent
@@ -119,9 +133,12 @@ class ValuesTrainer:
     """One run: its folder, its iterations and the bookkeeping."""
 
     def __init__(self, cfg: ValuesConfig, rules: Rules, out: Path, quiet: bool = False, log=print,
-                 rounds: str | int | list[int] = "standard"):
+                 rounds: str | int | list[int] = "standard", minutes: float | None = None):
         check_config(cfg)
         self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log
+        self.minutes = minutes  #: the run's wall-time budget (None: none), checked before each new chunk
+        self.samples = 0  #: decisions collected by the finished iterations
+        self.stopped_by = ""  #: "minutes" once the budget stopped the run
         self.mix = [Rules.make(n, rounds, rules.bidding.value, rules.bid_total_rule, rules.foresight) for n in cfg.mix]
         self.started = time.monotonic()
         self.curve = train_report.Curve(self.out / "curve.csv")
@@ -132,13 +149,15 @@ class ValuesTrainer:
 
     def before(self, iteration: int) -> str:
         """The checkpoint of the agent that collects ``iteration``'s data and whose weights its fit starts from: the
-        previous iteration's, or for iteration 0 ``--start`` ("": RuleAgent collects, the fit starts fresh)."""
+        previous iteration's, or for iteration 0 ``--start`` ("": RuleAgent, or with ``--no-advice`` random play,
+        collects, and the fit starts fresh)."""
         return str(self.checkpoint(iteration - 1)) if iteration else self.cfg.start
 
     def pool(self, iteration: int) -> tuple[str, ...]:
         """The agent specs of the pool that ``iteration``'s data meet at the pool's tables (``previous``: the agents
-        that collected the data of the iterations up to this one, ``--start`` or RuleAgent and ``iter-0`` on)."""
-        earlier = [f"ppo:{self.cfg.start}" if self.cfg.start else "rule"]
+        that collected the data of the iterations up to this one, ``--start`` or RuleAgent (random play with
+        ``--no-advice``) and ``iter-0`` on)."""
+        earlier = [f"ppo:{self.cfg.start}" if self.cfg.start else "rule" if self.cfg.advice else "random"]
         return pool_specs(self.cfg.pool, earlier + [f"ppo:{self.checkpoint(k)}" for k in range(iteration)])
 
     def collect(self, iteration: int) -> tuple[list[Path], int]:
@@ -159,7 +178,7 @@ class ValuesTrainer:
             seed = int(np.random.default_rng([cfg.seed, iteration, i]).integers(2**62))
             search = cfg.search_samples if cfg.targets == "search" else 0  # 0: rollout values in the true deal
             return (str(path(i)), rules_json(rules), cfg.games, seed, phases, cfg.share, checkpoint, cfg.torch_threads, search,
-                    cfg.search_top if search else 0, cfg.rule_tables, opponents, cfg.pool_tables)
+                    cfg.search_top if search else 0, cfg.rule_tables, opponents, cfg.pool_tables, cfg.advice)
 
         sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
 
@@ -189,6 +208,8 @@ class ValuesTrainer:
                 read = pool.put(read_checkpoints(opponents)) if isinstance(pool, RayWorkers) and opponents else None
                 running: dict[Future, int] = {}
                 while enough() is None:
+                    if iteration and self.out_of_time():  # the chunks still running are stopped as the block is left
+                        raise OutOfTime
                     while len(running) < cfg.workers and sum(sizes.values()) < cfg.samples or not running:
                         future = pool.submit(_chunk_samples, task(index), agent, read) if ray else pool.submit(_collect_chunk, task(index))
                         running[future] = index
@@ -210,6 +231,15 @@ class ValuesTrainer:
         assert used is not None  # the loop above ran until enough chunks were in
         return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
 
+    def done(self) -> dict:
+        """What the run did: the decisions of its finished iterations, its wall time, what stopped it."""
+        return {"decisions": self.samples, "wall_s": round(time.monotonic() - self.started, 1),
+                "stopped_by": self.stopped_by or "steps"}
+
+    def out_of_time(self) -> bool:
+        """Whether the run has used its ``minutes``."""
+        return self.minutes is not None and time.monotonic() - self.started >= self.minutes * 60
+
     def _workers(self) -> Workers | RayWorkers:
         """The pool of ``--backend``: worker processes, or tasks on Ray (a local instance, or the cluster at ``--address``)."""
         if self.cfg.backend != "ray":
@@ -225,7 +255,7 @@ class ValuesTrainer:
 
         cfg = self.cfg
         torch.manual_seed(cfg.seed + iteration)
-        net = rv.value_network(rv.input_width(cfg.features), cfg.hidden)
+        net = rv.value_network(rv.input_width(cfg.features, cfg.advice), cfg.hidden)
         if self.before(iteration):
             rv.set_network_weights(net, load_checkpoint(self.before(iteration))[1])
         try:
@@ -238,9 +268,11 @@ class ValuesTrainer:
         if not held_out.any() or held_out.all():
             held_out = np.zeros(len(chunk), dtype=bool)
         train, check = np.flatnonzero(~held_out), np.flatnonzero(held_out)[:30_000]
-        loss = rv.fit(net, samples, train, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed + iteration, cfg.features)
-        bonus = phase_bonus(advice_bonus(cfg), True, str(self.out))
-        stats = {"decisions": int(len(train)), "loss": loss, **(rv.gains(net, samples, check, bonus, cfg.features) if check.size else {})}
+        loss = rv.fit(net, samples, train, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed + iteration, cfg.features,
+                      advice=cfg.advice)
+        bonus = phase_bonus(advice_bonus(cfg), cfg.advice, str(self.out))
+        stats = {"decisions": int(len(train)), "loss": loss,
+                 **(rv.gains(net, samples, check, bonus, cfg.features, advice=cfg.advice) if check.size else {})}
         config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far)
         config["wall_seconds"] = round(time.monotonic() - self.started, 1)  # the run's, over all its sessions
         weights = rv.network_weights(net)
@@ -261,35 +293,47 @@ class ValuesTrainer:
     def run(self) -> PPOAgent:
         """Every iteration not finished yet; the last iteration's agent."""
         agent: PPOAgent | None = None
-        samples = 0
+        played = "RuleAgent" if self.cfg.advice else "the agent that played"  # whose choice the held-out figures compare with
         for iteration in range(self.cfg.iterations):
             path = self.checkpoint(iteration)
             if path.is_file():  # finished by an earlier, interrupted run: its clock goes on from there
                 config, weights = load_checkpoint(path)
-                agent, samples = PPOAgent(config, weights, source=str(path)), config["num_samples"]
+                agent, self.samples = PPOAgent(config, weights, source=str(path)), config["num_samples"]
                 self.started = time.monotonic() - float(config.get("wall_seconds", 0))
                 continue
-            own, decisions = self.collect(iteration)
-            samples += decisions
+            try:
+                own, decisions = self.collect(iteration)
+            except OutOfTime:
+                self.stopped_by = "minutes"
+                self.log(f"iteration {iteration}: the {self.minutes:g} minutes are up; the run stops at iteration "
+                         f"{iteration - 1} (--resume continues)")
+                break
+            self.samples += decisions
             earlier = [c for k in range(iteration) for c in self.collect(k)[0]] if self.cfg.data == "all" else []
             fitting = time.monotonic()
-            agent, stats = self.fit(iteration, earlier + own, samples)
+            agent, stats = self.fit(iteration, earlier + own, self.samples)
             fitting = time.monotonic() - fitting
             if not self.quiet:
                 gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k not in ("decisions", "loss", "differs"))
-                held = (f"on held-out games it departs from RuleAgent at {stats['differs']:.1%} of decisions, gain per decision "
+                held = (f"on held-out games it departs from {played} at {stats['differs']:.1%} of decisions, gain per decision "
                         f"by phase: {gained}" if "differs" in stats else "no held-out games (every 12th chunk is held out: 12 or more are needed)")
                 self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions in {fitting:.0f} s (loss {stats['loss']:.3f}); {held}")
-            row = self.evaluate(agent, samples)
+            row = self.evaluate(agent, self.samples)
             if not self.quiet:
-                self.log(train_report.format_row(samples, time.monotonic() - self.started, row).replace("step", "decisions", 1))
+                self.log(train_report.format_row(self.samples, time.monotonic() - self.started, row).replace("step", "decisions", 1))
         assert agent is not None  # check_config: at least one iteration
         return agent
 
 
+class OutOfTime(Exception):
+    """The run's ``minutes`` are up: no new chunk is collected."""
+
+
 def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
-                 log=print, rounds: str | int | list[int] = "standard") -> ValuesTrainer:
-    """Check, lock the folder, run every iteration and plot; the trainer."""
+                 log=print, rounds: str | int | list[int] = "standard", minutes: float | None = None,
+                 header: dict | None = None) -> ValuesTrainer:
+    """Check, lock the folder, run every iteration (until ``minutes`` of the run's wall time have passed, when given)
+    and plot; the trainer. ``header``: more keys of config.json (``wizard baseline values``' arguments)."""
     out = Path(out)
     check_config(cfg)
     if cfg.address:
@@ -314,8 +358,20 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
             for folder in [out, out / "checkpoints", *sorted((out / "data").glob("iter-*"))]:
                 for stale in remove_temps(folder):
                     log(f"removed {stale}, left by a run killed while writing")
-        train_report.write_json(saved, {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
-        trainer = ValuesTrainer(cfg, rules, out, quiet, log, rounds)
-        trainer.run()
+        config = {**(header or {}), "train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
+        train_report.write_json(saved, config)
+        trainer = ValuesTrainer(cfg, rules, out, quiet, log, rounds, minutes)
+
+        def record_done() -> None:  # with a header, config.json says what the run did, as a baseline's does
+            if header is not None:
+                train_report.write_json(saved, {**config, "done": trainer.done()})
+
+        try:
+            trainer.run()
+        except KeyboardInterrupt:  # what is finished is saved already: --resume continues from it
+            trainer.stopped_by = "interrupt"
+            record_done()
+            raise
+        record_done()
         train_report.plot(trainer.curve.path, out / "curve.png", "decisions with action values")
     return trainer

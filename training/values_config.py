@@ -38,7 +38,7 @@ class ValuesConfig:
     share: float = 0.25  #: share of the decisions with a choice that get action values
     targets: str = "rollout"  #: the action values: rollout (each action's round score in the true deal, played out once by the current agent) or search (its mean over --search-samples deals redrawn from what the player sees)
     search_samples: int = 8  #: with --targets search: deals redrawn per decision, each action played out in every one
-    search_top: int = 0  #: with --targets search: play out only the K legal actions the previous iteration's network rates highest, and RuleAgent's choice (0: every legal action; iteration 0 of a run without --start searches every one)
+    search_top: int = 0  #: with --targets search: play out only the K legal actions the previous iteration's network rates highest, and RuleAgent's choice (with --no-advice the action played; 0: every legal action; iteration 0 of a run without --start searches every one)
     rule_tables: float = 0.0  #: share of the games played by the network in one seat against RuleAgents in the others (only its decisions kept, their rollouts with RuleAgents there too); the rest: the network at every seat
     pool_tables: float = 0.0  #: share of the games played by the network in one seat against one agent of --pool in the others, drawn per game (only its decisions kept, the rollouts with that agent there too); other games than --rule-tables' (the two sum to at most 1)
     pool: list[str] = field(default_factory=list)  #: the agents of --pool-tables, by comma: agent specs that play from observations (ppo-v3, ppo-v2, rule), checkpoint paths, or previous (the agents that collected the run's data so far: --start, or RuleAgent, and iter-0 .. iter-(k-1) when iteration k collects)
@@ -57,6 +57,7 @@ class ValuesConfig:
     backend: str = "local"  #: where the data chunks are collected: local (worker processes) or ray (Ray tasks)
     address: str = ""  #: with --backend ray: the Ray cluster to join (HOST:PORT or auto; default: a local Ray instance)
     start: str = ""  #: a train-values checkpoint that collects iteration 0's data and whose weights its fit starts from (default: RuleAgent collects, the fit starts fresh)
+    advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
 
 
 #: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
@@ -80,7 +81,8 @@ TARGETS = ("rollout", "search")
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
-                  "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": []}
+                  "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
+                  "advice": True}
 #: The settings that are lists of strings (the other lists hold integers).
 STRING_LISTS = ("pool",)
 
@@ -102,11 +104,13 @@ def check_config(cfg: ValuesConfig) -> None:
     if cfg.targets != "search" and cfg.search_top:
         raise ValueError("--search-top applies to --targets search only")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
+    if not cfg.advice:
+        check_from_scratch(cfg)
     if cfg.play_margin is not None:
         check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())
     if not cfg.hidden or any(h < 1 for h in cfg.hidden):
         raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
-    check_hidden(cfg.hidden, rv.input_width(cfg.features), name="--hidden")  # the checkpoint's limits, before any work
+    check_hidden(cfg.hidden, rv.input_width(cfg.features, cfg.advice), name="--hidden")  # the checkpoint's limits, before any work
     options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
     options.check_memory("--games", cfg.games * cfg.workers, options.GAME_BYTES * 8)  # with the rollouts' copies
     if cfg.targets == "search":  # the copies again in every redrawn deal
@@ -118,17 +122,35 @@ def check_config(cfg: ValuesConfig) -> None:
     check_pool(cfg.pool, cfg.pool_tables, cfg.rule_tables, cfg.mix)
 
 
+def check_from_scratch(cfg: ValuesConfig) -> None:
+    """ValueError naming the first option that needs RuleAgent beside ``--no-advice`` (``advice`` False)."""
+    needs_rule = [("--features", cfg.features, "feeds RuleAgent's numbers to the network, which reads the observation alone"),
+                  ("--margin", cfg.margin != 0, "is a margin over RuleAgent's choice, and the network plays the plain "
+                   "argmax of its values (--margin 0)"),
+                  ("--play-margin", cfg.play_margin is not None, "is a margin over RuleAgent's choice, and the network "
+                   "plays the plain argmax of its values"),
+                  (f"--learn {cfg.learn}", cfg.learn != "both", "leaves the other phase to RuleAgent, and the network "
+                   "makes every decision (--learn both)")]
+    for option, given, why in needs_rule:
+        if given:
+            raise ValueError(f"{option} and --no-advice: {option.split()[0]} {why}")
+
+
 def check_start(cfg: ValuesConfig) -> None:
     """ValueError naming ``--start``'s file unless it is a network of the run's shape (``--hidden``, ``--features``)
-    that reads RuleAgent's advice and today's observation: the run's first fit starts from its weights."""
+    that reads today's observation and, as the run's does, RuleAgent's advice or (``--no-advice``) not, deciding every
+    phase: the run's first fit starts from its weights."""
     try:
         config, _ = load_checkpoint(cfg.start)
     except ValueError as e:  # a missing, damaged or foreign file, named
         raise ValueError(f"--start: {e}") from None
     hidden, features = config.get("hidden"), bool(config.get("features"))
-    if not config.get("advice") or config.get("obs_version") != OBS_VERSION:
+    if cfg.advice and not config.get("advice") or config.get("obs_version") != OBS_VERSION:
         raise ValueError(f"--start {cfg.start}: not a network of wizard train-values (it must read RuleAgent's advice "
                          f"and observation version {OBS_VERSION})")
+    if not cfg.advice and (config.get("advice") or config.get("learn", "both") != "both"):
+        raise ValueError(f"--start {cfg.start}: it reads RuleAgent's advice or leaves a phase to RuleAgent; a --no-advice "
+                         "run starts from a network that reads the observation alone and makes every decision")
     if hidden != list(cfg.hidden) or features != cfg.features:
         wanted = f"--hidden {','.join(map(str, hidden or []))}" + (" --features" if features else "")
         raise ValueError(f"--start {cfg.start}: its network is {'x'.join(map(str, hidden or []))}"

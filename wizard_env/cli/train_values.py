@@ -11,6 +11,8 @@
     wizard train-values --out runs/exit --targets search --start agents/pretrained/wizard-v1.npz --hidden 512,256 --features
                                                      # expert iteration from the shipped network
     wizard train-values --out runs/small --setting wizard-3p-5r   # the setting's game; evaluated against its RuleAgents
+    wizard train-values --out runs/scratch --no-advice --setting wizard-3p-5r --rule-tables 1 --iterations 5
+                                                     # from scratch: the observation alone, random play first
 
 Each iteration plays games, tries every legal action of a share of the decisions on copies of the deal, fits a
 network to those values (``--targets search``: each action's mean over deals redrawn from what the player sees, as
@@ -22,6 +24,11 @@ describes the run and what ``--out`` holds). The last agent is ``--out/checkpoin
 ``--setting NAME`` (a named benchmark setting, ``wizard_env.envs.settings``) fixes the game: its rules and player
 count (``--mix`` and the variant options beside it are an error). Its opponents, RuleAgents, are those of the
 evaluations and of the ``--rule-tables`` games; the other games are the network against itself, as without a setting.
+
+``--no-advice`` learns from scratch: a network of the observation alone, random weights, plain argmax (no margin),
+iteration 0 played and rolled out by random legal actions; the options that need RuleAgent (``--features``,
+``--margin`` other than 0, ``--play-margin``, ``--learn bid`` or ``play``, a ``--start`` network with advice) are
+refused. ``wizard baseline values`` runs it against a setting's opponents.
 """
 
 from __future__ import annotations
@@ -57,7 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
                                          "eval_deals", "torch_threads", "search_samples", "search_top"),
-                       ("share", "margin", "learning_rate", "rule_tables", "pool_tables"))
+                       ("share", "learning_rate", "rule_tables", "pool_tables"))
+    parser.add_argument("--margin", type=options.float_type, default=None,
+                        help=f"{docs['margin']} (default {d.margin:g}; 0 with --no-advice)")
+    parser.add_argument("--no-advice", dest="advice", action="store_false",
+                        help="learn from scratch: the network reads the observation alone, starts from random weights and "
+                             "plays the plain argmax; iteration 0 is played and rolled out by random legal actions")
     parser.add_argument("--pool", default="", metavar="SPEC,SPEC,...", help=docs["pool"])
     parser.add_argument("--targets", choices=TARGETS, default=d.targets, help=f"{docs['targets']} (default {d.targets})")
     parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
@@ -94,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
     if setting is not None:
         rule_opponents(setting, "wizard train-values")
     mix = parse_mix(args.mix) if setting is None else [setting.num_players]
-    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix", "start", "pool"}
-    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=mix,
+    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix", "start", "pool", "margin"}
+    margin = args.margin if args.margin is not None else ValuesConfig.margin if args.advice else 0.0
+    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=mix, margin=margin,
                        start=args.start or "", pool=args.pool.split(",") if args.pool else [])
     check_config(cfg)  # before torch is given --torch-threads
     torch.set_num_threads(cfg.torch_threads)
