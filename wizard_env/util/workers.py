@@ -10,7 +10,9 @@
   parent's death shows as a new parent process id or a parent that no longer exists.
 
 Leaving the ``with`` block stops the workers still running (their tasks' results are no longer wanted) and
-waits for them, saying what it waits for when an exception (Ctrl-C) is leaving it.
+waits for them, saying what it waits for when an exception (Ctrl-C) is leaving it. A Ctrl-C that comes while
+``submit`` forks the workers waits until the fork is over: raised in an at-fork callback (``logging``'s), the
+KeyboardInterrupt was swallowed there and the run went on.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 #: Seconds the parent waits for a stopped worker before killing it, and a worker's watchdog checks its parent.
 STOP_GRACE, WATCH_EVERY = 10.0, 0.5
@@ -101,6 +104,21 @@ def _call(fn: Callable[..., Any], args: tuple) -> Any:
         _busy = False
 
 
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """While inside, SIGINT waits (blocked in the main thread), and comes as usual on leaving: none is lost to an
+    at-fork callback, which would swallow the KeyboardInterrupt. Threads started inside keep it blocked, and so the
+    main thread is the one it comes to."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 class Workers:
     """``count`` worker processes for ``submit``; as a context manager, they are stopped on leaving it.
 
@@ -114,7 +132,8 @@ class Workers:
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         """Run ``fn(*args)`` in a worker (``fn`` and ``args`` must pickle); its future."""
-        future = self.executor.submit(_call, fn, args)
+        with _sigint_held():  # the executor forks its workers here
+            future = self.executor.submit(_call, fn, args)
         self.running.add(future)
         future.add_done_callback(self.running.discard)
         return future
