@@ -24,7 +24,9 @@ from wizard_env.agents.ppo_agent import PRETRAINED, PPOAgent, load_checkpoint  #
 from wizard_env.agents.registry import make_agent  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.envs.vec_env import WizardVecEnv  # noqa: E402
-from wizard_env.training.baselines import dmc, dqn, maskable_ppo, nfsp  # noqa: E402
+from wizard_env.engine.observation import OBS_SIZE  # noqa: E402
+from wizard_env.training.baselines import dmc, dqn, maskable_ppo, nfsp, values  # noqa: E402
+from wizard_env.training.baselines.common import RunArgs  # noqa: E402
 
 SETTING = "wizard-3p-5r"
 #: A budget of a few seconds per algorithm, and the settings that let it learn within it.
@@ -34,6 +36,9 @@ TINY = {
     "nfsp": (nfsp, dict(steps=800, num_envs=8, learning_starts=64, batch_size=32, buffer_size=512, target_every=5,
                         eta=0.5, sl_starts=32, reservoir_size=256)),
     "maskable-ppo": (maskable_ppo, dict(steps=256, num_envs=16, n_steps=8, batch_size=64, n_epochs=2)),
+    # values evaluates and saves after every iteration: the bookkeeping's cadences are left at their defaults
+    "values": (values, dict(steps=300, num_envs=4, samples=150, workers=1, epochs=1, hidden=[16],
+                            eval_every=RunArgs.eval_every, checkpoint_every=RunArgs.checkpoint_every)),
 }
 BOOKKEEPING = dict(setting=SETTING, eval_deals=2, eval_every=10**6, checkpoint_every=128, minutes=5.0)
 
@@ -44,7 +49,8 @@ def tiny_run(algo: str, out: Path, resume: bool = False, **changes) -> dict:
 
 
 def checkpoints(out: Path) -> list[Path]:
-    return sorted((out / "checkpoints").glob("step-*.npz"))
+    """The run's checkpoints in order (train-values' iter-K of values, which a tiny run has fewer than 10 of)."""
+    return sorted((out / "checkpoints").glob("step-*.npz")) or sorted((out / "checkpoints").glob("iter-*.npz"))
 
 
 def same_weights(a: Path, b: Path) -> bool:
@@ -65,8 +71,9 @@ def test_a_tiny_run_learns_and_writes_its_folder(trained):
     assert done["decisions"] >= steps and done["stopped_by"] == "steps"
     first, last = checkpoints(out)[0], out / "checkpoints" / "latest.npz"
     assert not same_weights(first, last)  # the weights changed
-    config, _ = load_checkpoint(last)
+    config, weights = load_checkpoint(last)
     assert config["advice"] is False and config["learn"] == "both" and not config.get("features", False)
+    assert weights["mlp_extractor.policy_net.0.weight"].shape[1] == OBS_SIZE  # the observation alone, no advice input
     assert config["rules"]["num_players"] == 3 and config["rules"]["rounds"] == [1, 2, 3, 4, 5]
     rows = (out / "curve.csv").read_text().splitlines()
     assert len(rows) >= 3 and (out / "curve.png").stat().st_size > 0  # a header, the start and the end
@@ -93,7 +100,7 @@ def test_wizard_eval_plays_the_baseline_against_the_settings_opponents(trained, 
     assert json.loads((tmp_path / "ev" / "eval.json").read_text())["agents"] == [f"baseline:{out}", "rule", "rule"]
 
 
-@pytest.mark.parametrize("algo", ["dmc", "dqn", "nfsp"])
+@pytest.mark.parametrize("algo", ["dmc", "dqn", "nfsp", "values"])
 def test_the_same_seed_gives_the_same_weights_and_another_seed_others(algo: str, tmp_path):
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
         tiny_run(algo, tmp_path / name, seed=seed)
@@ -116,7 +123,8 @@ def test_resume_continues_the_run_to_a_larger_budget(algo: str, tmp_path):
     before.write_bytes((out / "checkpoints" / "latest.npz").read_bytes())
     again = tiny_run(algo, out, resume=True, steps=2 * first["decisions"])
     assert again["decisions"] >= 2 * first["decisions"]
-    assert load_checkpoint(out / "checkpoints" / "latest.npz")[0]["num_timesteps"] == again["decisions"]
+    config = load_checkpoint(out / "checkpoints" / "latest.npz")[0]
+    assert config.get("num_timesteps", config.get("num_samples")) == again["decisions"]  # values: train-values' key
     assert not same_weights(before, out / "checkpoints" / "latest.npz")
 
 
@@ -211,3 +219,58 @@ def test_ctrl_c_stops_after_saving_and_resume_continues(tmp_path):
     assert main(["baseline", "dmc", "--setting", SETTING, "--out", str(out), "--resume", "--steps", str(saved + 64),
                  "--quiet"]) == 0
     assert json.loads((out / "config.json").read_text())["done"]["decisions"] >= saved + 64
+
+
+def test_values_runs_from_the_cli_records_its_budget_and_resumes_with_its_settings(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["baseline", "values", "--setting", SETTING, "--out", str(out), "--steps", "100", "--num-envs", "4",
+            "--eval-deals", "2", "--set", "samples=100", "--set", "workers=1", "--set", "hidden=16", "--quiet"]
+    assert main(args) == 0
+    assert f"--agents baseline:{out}" in capsys.readouterr().out
+    config = json.loads((out / "config.json").read_text())
+    assert config["algo"] == "values" and config["budget"] == {"minutes": 10.0, "decisions": 100}
+    assert config["train"]["advice"] is False and config["train"]["rule_tables"] == 1.0 and config["train"]["margin"] == 0
+    assert config["done"]["decisions"] >= 100 and config["done"]["stopped_by"] == "steps"
+    assert main(["baseline", "values", "--setting", SETTING, "--out", str(out), "--steps", "200", "--resume", "--quiet"]) == 0
+    resumed = json.loads((out / "config.json").read_text())
+    assert resumed["args"]["samples"] == 100 and resumed["args"]["hidden"] == [16]  # kept from the run
+    assert resumed["done"]["decisions"] >= 200 and (out / "checkpoints" / "iter-1.npz").is_file()
+    with pytest.raises(ValueError, match="was run with samples 100, this command asks for 50"):
+        tiny_run("values", out, resume=True, samples=50, num_envs=4, hidden=[16])
+
+
+def test_values_stops_at_its_minutes_after_the_first_iteration(tmp_path):
+    done = tiny_run("values", tmp_path / "run", minutes=0.0, steps=600)
+    assert done["stopped_by"] == "minutes" and 150 <= done["decisions"] < 300
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["done"] == done
+
+
+def test_ctrl_c_stops_values_keeping_its_iterations_and_resume_continues(tmp_path):
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "wizard_env", "baseline", "values", "--setting", SETTING, "--out", str(out),
+                             "--steps", "100000000", "--num-envs", "4", "--eval-deals", "2", "--set", "samples=100",
+                             "--set", "workers=1", "--set", "hidden=16"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(text) for text in proc.stdout], daemon=True).start()
+    seen: list[str] = []
+    try:
+        while "vs rule" not in (seen or [""])[-1]:  # the first iteration's evaluation: it is finished
+            seen.append(lines.get(timeout=120))
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    time.sleep(0.5)
+    while not lines.empty():
+        seen.append(lines.get())
+    assert "Traceback" not in "".join(seen), "".join(seen)
+    done = json.loads((out / "config.json").read_text())["done"]
+    assert done["stopped_by"] == "interrupt" and not (out / ".lock").exists()
+    saved = load_checkpoint(out / "checkpoints" / "latest.npz")[0]["num_samples"]
+    assert saved == done["decisions"] > 0
+    assert main(["baseline", "values", "--setting", SETTING, "--out", str(out), "--resume", "--steps", str(saved + 100),
+                 "--quiet"]) == 0
+    assert json.loads((out / "config.json").read_text())["done"]["decisions"] >= saved + 100

@@ -237,6 +237,10 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--data", "some"], ["argument --data", "invalid choice"]),
         (["--workers", "100000"], ["--workers must be at least 1 and at most 256"]),
         (["--resume", "--out", "{files}/nowhere"], ["--resume", "{files}/nowhere"]),
+        (["--no-advice", "--features"], ["--features and --no-advice", "RuleAgent's numbers"]),
+        (["--no-advice", "--margin", "2"], ["--margin and --no-advice", "plain argmax"]),
+        (["--no-advice", "--learn", "bid"], ["--learn bid and --no-advice", "RuleAgent"]),
+        (["--no-advice", "--start", str(PRETRAINED), "--hidden", "512,256"], ["--start", "reads RuleAgent's advice"]),
     ],
     "eval-suite": [
         (["nobody"], ["AGENT: unknown agent 'nobody'"]),
@@ -294,6 +298,17 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["nfsp", "--setting", "wizard-3p-5r", "--out", "{out}", "--eval-deals", "0"], ["--eval-deals must be at least 1"]),
         (["dmc", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "queue=0"], ["--set queue must be at least 1"]),
         (["dmc", "--setting", "wizard-3p-5r", "--out", "{files}/nowhere", "--resume"], ["--resume: no run in {files}/nowhere"]),
+        (["values", "--setting", "wizard-3p-5r", "--out", "{out}", "--eval-every", "5"], ["--eval-every does not apply to values"]),
+        (["values", "--setting", "wizard-3p-5r", "--out", "{out}", "--checkpoint-every", "5"],
+         ["--checkpoint-every does not apply to values"]),
+        (["values", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "reward_scale=1"],
+         ["--set reward_scale does not apply to values"]),
+        (["values", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "samples=0"], ["--set samples must be at least 1"]),
+        (["values", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "share=2"], ["--set share", "at most 1"]),
+        (["values", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "targets=nope"],
+         ["--set targets must be one of rollout, search, not 'nope'"]),
+        (["values", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "workers=0"], ["--set workers must be at least 1"]),
+        (["values", "--setting", "wizard-3p-5r", "--out", "{files}/nowhere", "--resume"], ["--resume: no run in {files}/nowhere"]),
     ],
 }
 

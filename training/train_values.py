@@ -139,6 +139,7 @@ class ValuesTrainer:
         self.minutes = minutes  #: the run's wall-time budget (None: none), checked before each new chunk
         self.samples = 0  #: decisions collected by the finished iterations
         self.stopped_by = ""  #: "minutes" once the budget stopped the run
+        self.ended: float | None = None  #: when ``run`` returned or raised
         self.mix = [Rules.make(n, rounds, rules.bidding.value, rules.bid_total_rule, rules.foresight) for n in cfg.mix]
         self.started = time.monotonic()
         self.curve = train_report.Curve(self.out / "curve.csv")
@@ -232,9 +233,10 @@ class ValuesTrainer:
         return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
 
     def done(self) -> dict:
-        """What the run did: the decisions of its finished iterations, its wall time, what stopped it."""
-        return {"decisions": self.samples, "wall_s": round(time.monotonic() - self.started, 1),
-                "stopped_by": self.stopped_by or "steps"}
+        """What the run did: the decisions of its finished iterations, its wall time (up to the end of ``run``), what
+        stopped it."""
+        end = time.monotonic() if self.ended is None else self.ended
+        return {"decisions": self.samples, "wall_s": round(end - self.started, 1), "stopped_by": self.stopped_by or "steps"}
 
     def out_of_time(self) -> bool:
         """Whether the run has used its ``minutes``."""
@@ -292,6 +294,12 @@ class ValuesTrainer:
 
     def run(self) -> PPOAgent:
         """Every iteration not finished yet; the last iteration's agent."""
+        try:
+            return self._iterations()
+        finally:
+            self.ended = time.monotonic()
+
+    def _iterations(self) -> PPOAgent:
         agent: PPOAgent | None = None
         played = "RuleAgent" if self.cfg.advice else "the agent that played"  # whose choice the held-out figures compare with
         for iteration in range(self.cfg.iterations):

@@ -180,7 +180,7 @@ class Run:
         if not self.resume and (out / "config.json").exists():
             raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
         if self.resume:
-            self._check_same_run()
+            check_same_run(out, self.algo, self.args)
         out.mkdir(parents=True, exist_ok=True)
         self._stack.enter_context(run_lock(out, "wizard baseline"))
         try:
@@ -197,15 +197,6 @@ class Run:
 
     def __exit__(self, *exc: object) -> None:
         self._stack.close()
-
-    def _check_same_run(self) -> None:
-        saved = _saved_config(self.out / "config.json")
-        before, now = saved["args"], dataclasses.asdict(self.args)
-        if saved.get("algo") != self.algo:
-            raise ValueError(f"--resume: {self.out} is a run of {saved.get('algo')!r}, not {self.algo!r}")
-        for key, value in now.items():
-            if key not in RESUME_MAY_CHANGE and before.get(key) != value:
-                raise ValueError(f"--resume: {self.out} was run with {key} {before.get(key)!r}, this command asks for {value!r}")
 
     def _start(self) -> None:
         import torch
@@ -231,10 +222,8 @@ class Run:
                       (("eval", self.args.eval_every), ("save", self.args.checkpoint_every))}
 
     def _write_config(self, done: dict | None = None) -> None:
-        train_report.write_json(self.out / "config.json", {
-            "algo": self.algo, "setting": self.setting.name, "args": dataclasses.asdict(self.args),
-            "budget": {"minutes": self.args.minutes, "decisions": self.args.steps}, "rules": rules_json(self.rules),
-            **({"done": done} if done else {})})
+        train_report.write_json(self.out / "config.json", {**run_header(self.algo, self.args), "rules": rules_json(self.rules),
+                                                           **({"done": done} if done else {})})
 
     def track(self, **objects: Any) -> None:
         """Save these torch modules and optimizers with the run (by name); resuming, load their saved state."""
@@ -335,6 +324,24 @@ class Run:
         if not self.quiet:
             row = train_report.row_of(result, "baseline")
             self.log(train_report.format_row(self.decisions, self.elapsed(), row, "baseline"))
+
+
+def run_header(algo: str, args: RunArgs) -> dict:
+    """What config.json says of a baseline run besides its rules and ``done``: the algorithm, the setting, the
+    arguments and the budget."""
+    return {"algo": algo, "setting": args.setting, "args": dataclasses.asdict(args),
+            "budget": {"minutes": args.minutes, "decisions": args.steps}}
+
+
+def check_same_run(out: Path, algo: str, args: RunArgs) -> None:
+    """ValueError unless ``out``'s config.json is a run of ``algo`` with ``args`` (but for ``RESUME_MAY_CHANGE``)."""
+    saved = _saved_config(out / "config.json")
+    before, now = saved["args"], dataclasses.asdict(args)
+    if saved.get("algo") != algo:
+        raise ValueError(f"--resume: {out} is a run of {saved.get('algo')!r}, not {algo!r}")
+    for key, value in now.items():
+        if key not in RESUME_MAY_CHANGE and before.get(key) != value:
+            raise ValueError(f"--resume: {out} was run with {key} {before.get(key)!r}, this command asks for {value!r}")
 
 
 def weights(net) -> dict[str, np.ndarray]:

@@ -3,14 +3,16 @@
     wizard baseline dmc --setting wizard-3p-5r --seed 0 --minutes 30 --steps 5000000 --out runs/base/dmc-3p-0
     wizard baseline dqn --setting wizard-3p-5r --seed 1 --out runs/base/dqn-3p-1 --set buffer_size=128000
     wizard baseline dmc --out runs/base/dmc-3p-0 --setting wizard-3p-5r --resume --minutes 60   # more budget
+    wizard baseline values --setting wizard-3p-5r --seed 0 --minutes 15 --out runs/base/values-3p-0
     wizard eval --setting wizard-3p-5r --agents baseline:runs/base/dmc-3p-0 --games 2000
 
 The algorithms (``ALGORITHMS``) are the modules of ``wizard_env.training.baselines``, each reading top to bottom:
 ``dmc`` (Deep Monte-Carlo: action values regressed on round returns), ``dqn`` (Double DQN with masks, replay and a
 target network), ``nfsp`` (Neural Fictitious Self-Play's learner: a Double DQN best response and an average policy
-from a reservoir of its choices) and ``maskable-ppo`` (sb3-contrib's MaskablePPO, run by ``wizard train``'s trainer
-with no advice and no cloning). Each learns against the setting's opponents; the budget is ``--minutes`` of wall time and ``--steps``
-learner decisions, whichever ends first, both recorded in config.json. ``--set NAME=VALUE`` changes one of the
+from a reservoir of its choices), ``maskable-ppo`` (sb3-contrib's MaskablePPO, run by ``wizard train``'s trainer
+with no advice and no cloning) and ``values`` (action values from rollouts, run by ``wizard train-values``' trainer with
+``--no-advice``; its steps are decisions with action values). Each learns against the setting's opponents; the budget
+is ``--minutes`` of wall time and ``--steps`` learner decisions, whichever ends first, both recorded in config.json. ``--set NAME=VALUE`` changes one of the
 algorithm's other settings (listed in ``--help``). ``--resume`` keeps the settings the run was started with, but for
 those given again (a larger budget, say; ``maskable-ppo`` needs its ``--set`` options again). The run writes checkpoints, a learning curve (curve.csv,
 curve.png) and config.json into ``--out``; the first Ctrl-C stops it after saving, and ``--resume`` continues it.
@@ -33,14 +35,14 @@ from wizard_env.training.baselines.common import OPTIONS, RunArgs
 from .common import field_docs, require_packages
 
 HELP = "train a standard RL algorithm on a benchmark setting from scratch (no RuleAgent help)"
-DESCRIPTION = ("Train dmc (Deep Monte-Carlo), dqn (Double DQN with masks), nfsp (NFSP's learner) or maskable-ppo "
-               "(sb3-contrib) in a named setting against its opponents, with no advice, no cloning and no RuleAgent "
+DESCRIPTION = ("Train dmc (Deep Monte-Carlo), dqn (Double DQN with masks), nfsp (NFSP's learner), maskable-ppo "
+               "(sb3-contrib) or values (action values from rollouts, wizard train-values --no-advice) in a named setting against its opponents, with no advice, no cloning and no RuleAgent "
                "numbers, on a budget of wall minutes and learner decisions. Writes checkpoints (played as baseline:OUT), "
                "config.json and a learning curve (curve.csv, curve.png) into --out.")
 #: The variant options are refused: the setting fixes the game.
 VARIANT_OPTIONS = False
 #: Each algorithm's module, in ``wizard_env.training.baselines``.
-ALGORITHMS = {"dmc": "dmc", "dqn": "dqn", "nfsp": "nfsp", "maskable-ppo": "maskable_ppo"}
+ALGORITHMS = {"dmc": "dmc", "dqn": "dqn", "nfsp": "nfsp", "maskable-ppo": "maskable_ppo", "values": "values"}
 
 
 def _module(algo: str):
@@ -88,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def parse_sets(items: list[str], cls: type) -> dict:
-    """``--set NAME=VALUE`` items as the fields of ``cls`` they change, each parsed as its default's type; ValueError
-    naming an unknown field, one with its own option, or a value that is not of the field's type."""
+    """``--set NAME=VALUE`` items as the fields of ``cls`` they change, each parsed as its default's type (a string as
+    given); ValueError naming an unknown field, one with its own option, or a value that is not of the field's type."""
     defaults = {f.name: getattr(cls(), f.name) for f in dataclasses.fields(cls)}
     values: dict = {}
     for item in items:
@@ -104,6 +106,8 @@ def parse_sets(items: list[str], cls: type) -> dict:
         try:
             if isinstance(default, list):
                 values[name] = [options.int_type(part) for part in text.split(",")]
+            elif isinstance(default, str):
+                values[name] = text
             elif isinstance(default, int):
                 values[name] = options.int_type(text)
             else:
