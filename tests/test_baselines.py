@@ -191,17 +191,25 @@ def test_the_spec_needs_a_path_and_refuses_a_network_with_advice():
         make_agent(f"baseline:{PRETRAINED}", 0)  # the shipped network reads RuleAgent's advice
 
 
-def test_ctrl_c_stops_after_saving_and_resume_continues(tmp_path):
+@pytest.mark.parametrize("algo, options, ready, pause, said, key, more", [
+    ("dmc", ["--num-envs", "8", "--set", "queue=64"], lambda line: True, 1.0, "stopped by Ctrl-C", "num_timesteps", 64),
+    # values: Ctrl-C at once after the first iteration's evaluation, as the next iteration forks its workers
+    ("values", ["--num-envs", "4", "--set", "samples=100", "--set", "workers=1", "--set", "hidden=16"],
+     lambda line: "vs rule" in line, 0.0, "wizard: interrupted", "num_samples", 100),
+])
+def test_ctrl_c_stops_after_saving_and_resume_continues(algo, options, ready, pause, said, key, more, tmp_path):
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "wizard_env", "baseline", "dmc", "--setting", SETTING, "--out", str(out),
-                             "--steps", "100000000", "--num-envs", "8", "--eval-deals", "2", "--set", "queue=64"],
+    proc = subprocess.Popen([sys.executable, "-m", "wizard_env", "baseline", algo, "--setting", SETTING, "--out", str(out),
+                             "--steps", "100000000", "--eval-deals", "2", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(text) for text in proc.stdout], daemon=True).start()
+    seen: list[str] = []
     try:
-        seen = [lines.get(timeout=120)]  # the first evaluation's line: the run is learning
-        time.sleep(1)
+        while not seen or not ready(seen[-1]):  # dmc: the first evaluation's line; values: its first iteration's
+            seen.append(lines.get(timeout=120))
+        time.sleep(pause)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 130
     finally:
@@ -211,14 +219,14 @@ def test_ctrl_c_stops_after_saving_and_resume_continues(tmp_path):
     while not lines.empty():
         seen.append(lines.get())
     output = "".join(seen)
-    assert "stopped by Ctrl-C" in output and "Traceback" not in output, output
+    assert said in output and "Traceback" not in output, output
     done = json.loads((out / "config.json").read_text())["done"]
     assert done["stopped_by"] == "interrupt" and not (out / ".lock").exists()
-    saved = load_checkpoint(out / "checkpoints" / "latest.npz")[0]["num_timesteps"]
+    saved = load_checkpoint(out / "checkpoints" / "latest.npz")[0][key]
     assert saved == done["decisions"] > 0
-    assert main(["baseline", "dmc", "--setting", SETTING, "--out", str(out), "--resume", "--steps", str(saved + 64),
+    assert main(["baseline", algo, "--setting", SETTING, "--out", str(out), "--resume", "--steps", str(saved + more),
                  "--quiet"]) == 0
-    assert json.loads((out / "config.json").read_text())["done"]["decisions"] >= saved + 64
+    assert json.loads((out / "config.json").read_text())["done"]["decisions"] >= saved + more
 
 
 def test_values_runs_from_the_cli_records_its_budget_and_resumes_with_its_settings(tmp_path, capsys):
@@ -243,34 +251,3 @@ def test_values_stops_at_its_minutes_after_the_first_iteration(tmp_path):
     done = tiny_run("values", tmp_path / "run", minutes=0.0, steps=600)
     assert done["stopped_by"] == "minutes" and 150 <= done["decisions"] < 300
     assert json.loads((tmp_path / "run" / "config.json").read_text())["done"] == done
-
-
-def test_ctrl_c_stops_values_keeping_its_iterations_and_resume_continues(tmp_path):
-    out = tmp_path / "run"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "wizard_env", "baseline", "values", "--setting", SETTING, "--out", str(out),
-                             "--steps", "100000000", "--num-envs", "4", "--eval-deals", "2", "--set", "samples=100",
-                             "--set", "workers=1", "--set", "hidden=16"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(text) for text in proc.stdout], daemon=True).start()
-    seen: list[str] = []
-    try:
-        while "vs rule" not in (seen or [""])[-1]:  # the first iteration's evaluation: it is finished
-            seen.append(lines.get(timeout=120))
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=60) == 130
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    time.sleep(0.5)
-    while not lines.empty():
-        seen.append(lines.get())
-    assert "Traceback" not in "".join(seen), "".join(seen)
-    done = json.loads((out / "config.json").read_text())["done"]
-    assert done["stopped_by"] == "interrupt" and not (out / ".lock").exists()
-    saved = load_checkpoint(out / "checkpoints" / "latest.npz")[0]["num_samples"]
-    assert saved == done["decisions"] > 0
-    assert main(["baseline", "values", "--setting", SETTING, "--out", str(out), "--resume", "--steps", str(saved + 100),
-                 "--quiet"]) == 0
-    assert json.loads((out / "config.json").read_text())["done"]["decisions"] >= saved + 100

@@ -313,8 +313,8 @@ class ValuesTrainer:
                 own, decisions = self.collect(iteration)
             except OutOfTime:
                 self.stopped_by = "minutes"
-                self.log(f"iteration {iteration}: the {self.minutes:g} minutes are up; the run stops at iteration "
-                         f"{iteration - 1} (--resume continues)")
+                self.log(f"iteration {iteration}: the run's {self.minutes:g} minutes have passed; it stops at iteration "
+                         f"{iteration - 1} (--resume with more minutes continues)")
                 break
             self.samples += decisions
             earlier = [c for k in range(iteration) for c in self.collect(k)[0]] if self.cfg.data == "all" else []
