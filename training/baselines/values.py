@@ -15,7 +15,7 @@ step of policy improvement per iteration. What differs from the other baselines 
 - its folder is ``wizard train-values``': ``config.json`` holds this baseline's arguments and budget, the trainer's
   config (``train``, which ``--resume`` checks) and ``done``; ``data/iter-K/`` the chunks, ``checkpoints/iter-K.npz``
   and ``latest.npz`` the networks (``baseline:OUT`` plays the latest), ``curve.csv`` one evaluation per iteration
-  (its columns are train-values': ``samples``, ``ppo_mean``, ...);
+  (its columns are train-values': ``timesteps`` are decisions with values, ``ppo_mean`` the learner's, ...);
 - ``minutes`` stops the collection at the next chunk once they are up, the unfinished iteration's chunks kept for
   ``--resume``; the first iteration is always finished, so a run has an agent. Ctrl-C stops at once, keeping every
   finished chunk and iteration, and records where it stopped;
