@@ -294,6 +294,10 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["nfsp", "--setting", "wizard-3p-5r", "--out", "{out}", "--eval-deals", "0"], ["--eval-deals must be at least 1"]),
         (["dmc", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "queue=0"], ["--set queue must be at least 1"]),
         (["dmc", "--setting", "wizard-3p-5r", "--out", "{files}/nowhere", "--resume"], ["--resume: no run in {files}/nowhere"]),
+        (["nfsp-self", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "eta=2"], ["--set eta must be at least 0 and at most 1"]),
+        (["nfsp-self", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "reservoir_size=0"],
+         ["--set reservoir_size must be at least 1"]),
+        (["nfsp-self", "--setting", "wizard-3p-5r", "--out", "{files}/nowhere", "--resume"], ["--resume: no run in {files}/nowhere"]),
     ],
 }
 

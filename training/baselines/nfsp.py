@@ -9,6 +9,7 @@ Pi is NFSP's result: the checkpoint, the curve and ``baseline:PATH`` play it (gr
 
 Here the learner plays one seat against the setting's fixed opponents, as the other baselines do, not against
 copies of itself as in the paper's self-play: the method's networks and buffers, not its equilibrium argument.
+``nfsp_self`` is the paper's self-play, the same loop (``learn``) with the learner in every seat.
 Observations are stored as float16 in both buffers; neither is saved, so a resumed run refills them.
 """
 
@@ -82,7 +83,7 @@ def sample_policy(pi, observations: np.ndarray, masks: np.ndarray, rng: np.rando
 
 class Table(Protocol):
     """What ``learn`` plays in: games, the learner's seats in them, and the replay buffer of its transitions there
-    (``dqn.Replay``'s ``ready`` and ``sample``), such as ``OneSeat``."""
+    (``dqn.Replay``'s ``ready`` and ``sample``). ``OneSeat`` here, ``nfsp_self.EverySeat`` in self-play."""
 
     replay: Any
 
