@@ -25,7 +25,7 @@ from wizard_env.agents.registry import make_agent  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.envs.vec_env import WizardVecEnv  # noqa: E402
 from wizard_env.engine.observation import OBS_SIZE  # noqa: E402
-from wizard_env.training.baselines import dmc, dqn, maskable_ppo, nfsp, values  # noqa: E402
+from wizard_env.training.baselines import dmc, dqn, maskable_ppo, nfsp, nfsp_self, values  # noqa: E402
 from wizard_env.training.baselines.common import RunArgs  # noqa: E402
 
 SETTING = "wizard-3p-5r"
@@ -35,6 +35,8 @@ TINY = {
     "dqn": (dqn, dict(steps=800, num_envs=8, learning_starts=64, batch_size=32, buffer_size=512, target_every=5)),
     "nfsp": (nfsp, dict(steps=800, num_envs=8, learning_starts=64, batch_size=32, buffer_size=512, target_every=5,
                         eta=0.5, sl_starts=32, reservoir_size=256)),
+    "nfsp-self": (nfsp_self, dict(steps=800, num_envs=8, learning_starts=64, batch_size=32, buffer_size=512,
+                                  target_every=5, eta=0.5, sl_starts=32, reservoir_size=256)),
     "maskable-ppo": (maskable_ppo, dict(steps=256, num_envs=16, n_steps=8, batch_size=64, n_epochs=2)),
     # values evaluates and saves after every iteration: the bookkeeping's cadences are left at their defaults
     "values": (values, dict(steps=300, num_envs=4, samples=150, workers=1, epochs=1, hidden=[16],
@@ -100,7 +102,7 @@ def test_wizard_eval_plays_the_baseline_against_the_settings_opponents(trained, 
     assert json.loads((tmp_path / "ev" / "eval.json").read_text())["agents"] == [f"baseline:{out}", "rule", "rule"]
 
 
-@pytest.mark.parametrize("algo", ["dmc", "dqn", "nfsp", "values"])
+@pytest.mark.parametrize("algo", ["dmc", "dqn", "nfsp", "nfsp-self", "values"])
 def test_the_same_seed_gives_the_same_weights_and_another_seed_others(algo: str, tmp_path):
     for name, seed in (("a", 5), ("b", 5), ("c", 6)):
         tiny_run(algo, tmp_path / name, seed=seed)
@@ -167,9 +169,68 @@ def test_the_cli_refuses_bad_options_in_one_line(extra, message, tmp_path, capsy
 def test_a_buffer_that_could_never_start_learning_is_refused_before_the_folder(tmp_path):
     with pytest.raises(ValueError, match="holds at most 504 transitions"):
         tiny_run("dqn", tmp_path / "run", buffer_size=512, learning_starts=1000)
+    with pytest.raises(ValueError, match="holds as few as 488 transitions"):  # each of the 8 games' 3 seats waits
+        tiny_run("nfsp-self", tmp_path / "run", buffer_size=512, learning_starts=500)
     with pytest.raises(ValueError, match="--set buffer_size .* would need about"):
         tiny_run("nfsp", tmp_path / "run", buffer_size=10**12)
     assert not (tmp_path / "run").exists()
+
+
+def play_every_seat(buffer_size: int, decisions: int = 160) -> tuple[nfsp_self.EverySeat, dict, dict, list]:
+    """Random legal play of 4 games with the learner in every seat; the table, and as the test tracks them: each
+    decision's next one of its seat in the round, each round's last decision's reward, and who made every decision."""
+    table = nfsp_self.EverySeat(nfsp.Args(setting=SETTING, num_envs=4, buffer_size=buffer_size), seed=3)
+    rng, obs = np.random.default_rng(0), table.reset()
+    last: dict[tuple[int, int], int] = {}  # (game, seat) -> its latest decision in the round
+    following, rewards, made = {}, {}, []
+    for step in range(decisions // 4):
+        masks, seats = table.action_masks(), table.acting.copy()
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        obs, ended = table.step(obs, masks, actions)
+        for g, seat in enumerate(seats):
+            number = 4 * step + g
+            if (g, seat) in last:
+                following[last[(g, seat)]] = number
+            last[(g, seat)] = number
+            made.append((g, int(seat), int(actions[g])))
+        for g in np.flatnonzero(ended):
+            for seat in range(3):
+                rewards[last.pop((g, seat))] = table.batch.round_scores[g, seat] * 0.01
+    return table, following, rewards, made
+
+
+def test_self_play_stores_every_seats_decisions_each_linked_to_its_seats_next_one():
+    table, following, rewards, made = play_every_seat(buffer_size=4000)
+    replay = table.replay
+    assert replay.written == len(made) == 160 and {seat for _, seat, _ in made} == {0, 1, 2}
+    assert {made[n][1] for n in rewards} == {0, 1, 2} and len(rewards) % 3 == 0  # every seat ends every round
+    assert np.flatnonzero(replay.complete).tolist() == sorted([*following, *rewards])  # the others still wait
+    assert replay.actions[:160].tolist() == [a for _, _, a in made]
+    for number, after in following.items():
+        assert not replay.dones[number] and replay.rewards[number] == 0 and replay.following[number] == after
+        assert made[after][:2] == made[number][:2]  # the same game's same seat
+    for number, reward in rewards.items():
+        assert replay.dones[number] and replay.rewards[number] == pytest.approx(reward)
+    assert any(r != 0 for r in rewards.values())
+    obs, actions, _, dones, next_obs, _ = replay.sample(64, np.random.default_rng(1))
+    rows = [int(np.flatnonzero((replay.obs == o.astype(np.float16)).all(axis=1) & (replay.actions == a))[0])
+            for o, a in zip(obs, actions)]
+    for row, done, seen in zip(rows, dones, next_obs):
+        assert done or (seen.astype(np.float16) == replay.obs[following[row]]).all()
+
+
+def test_self_play_keeps_only_the_links_whose_decisions_are_still_stored():
+    full, following, rewards, made = play_every_seat(buffer_size=4000)
+    table = play_every_seat(buffer_size=40)[0]  # 40 rows: the last 40 of the 160 decisions
+    replay = table.replay
+    assert replay.rows == 40 and replay.written == 160
+    stored = range(120, 160)
+    assert replay.actions[[n % 40 for n in stored]].tolist() == [made[n][2] for n in stored]
+    kept = [n for n in stored if n in rewards or (n in following and following[n] in stored)]
+    assert sorted(np.flatnonzero(replay.complete).tolist()) == sorted(n % 40 for n in kept)
+    for n in kept:
+        assert replay.dones[n % 40] == (n in rewards)
+        assert n in rewards or replay.following[n % 40] == following[n] % 40
 
 
 def test_a_folder_with_a_run_or_in_use_is_refused(tmp_path, capsys):

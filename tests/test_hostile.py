@@ -309,6 +309,10 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
          ["--set targets must be one of rollout, search, not 'nope'"]),
         (["values", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "workers=0"], ["--set workers must be at least 1"]),
         (["values", "--setting", "wizard-3p-5r", "--out", "{files}/nowhere", "--resume"], ["--resume: no run in {files}/nowhere"]),
+        (["nfsp-self", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "eta=2"], ["--set eta must be at least 0 and at most 1"]),
+        (["nfsp-self", "--setting", "wizard-3p-5r", "--out", "{out}", "--set", "reservoir_size=0"],
+         ["--set reservoir_size must be at least 1"]),
+        (["nfsp-self", "--setting", "wizard-3p-5r", "--out", "{files}/nowhere", "--resume"], ["--resume: no run in {files}/nowhere"]),
     ],
 }
 

@@ -48,7 +48,7 @@ class RunArgs:
     setting: str = "wizard-3p-5r"  #: the named benchmark setting: its rules and its opponents
     seed: int = 0  #: seeds the Generator everything draws from (games, exploration, torch): same seed, same run
     minutes: float = 10.0  #: wall-time budget of the whole run (resumes included), evaluations included
-    steps: int = 1_000_000  #: learner-decision budget; the run stops at whichever of the two ends first
+    steps: int = 1_000_000  #: learner-decision budget (in self-play every seat's); the run stops at whichever ends first
     num_envs: int = 64  #: games played in lockstep (WizardVecEnv)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network (ReLU)
     learning_rate: float = 1e-4  #: Adam's step size

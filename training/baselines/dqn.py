@@ -54,15 +54,17 @@ RANGES: Ranges = {"buffer_size": (1, None), "learning_starts": (1, None), "train
 ROW_BYTES = 2 * OBS_SIZE + NUM_ACTIONS + 8 + 4 + 1
 
 
-def check_buffer(args: Args) -> None:
+def check_buffer(args: Args, seats: int = 1) -> None:
     """ValueError unless the replay buffer fits in memory and holds ``learning_starts`` transitions and a batch beside
-    the newest step (else learning would never start)."""
+    the decisions still waiting for their next one, one per seat the learner plays in each game (else learning might
+    never start)."""
     rows = Replay.size(args.buffer_size, args.num_envs)
     check_memory("--set buffer_size", rows, ROW_BYTES)
-    if max(args.learning_starts, args.batch_size) > rows - args.num_envs:
+    room = max(rows - seats * args.num_envs, 0)
+    if max(args.learning_starts, args.batch_size) > room:
         raise ValueError(f"--set learning_starts={args.learning_starts} and batch_size={args.batch_size}: a buffer of "
-                         f"{rows:,} rows for {args.num_envs} games holds at most {rows - args.num_envs:,} transitions to "
-                         "learn from: give a larger buffer_size")
+                         f"{rows:,} rows for {args.num_envs} games holds {'at most' if seats == 1 else 'as few as'} "
+                         f"{room:,} transitions to learn from: give a larger buffer_size")
 
 
 class Replay:

@@ -9,6 +9,7 @@ Pi is NFSP's result: the checkpoint, the curve and ``baseline:PATH`` play it (gr
 
 Here the learner plays one seat against the setting's fixed opponents, as the other baselines do, not against
 copies of itself as in the paper's self-play: the method's networks and buffers, not its equilibrium argument.
+``nfsp_self`` is the paper's self-play, the same loop (``learn``) with the learner in every seat.
 Observations are stored as float16 in both buffers; neither is saved, so a resumed run refills them.
 """
 
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE
+from wizard_env.envs.settings import get_setting
 from wizard_env.envs.vec_env import WizardVecEnv
 from wizard_env.util.checks import check_memory
 
@@ -79,15 +81,82 @@ def sample_policy(pi, observations: np.ndarray, masks: np.ndarray, rng: np.rando
     return np.argmax(logits - np.log(-np.log(rng.random(logits.shape))), axis=1)
 
 
+class Table(Protocol):
+    """What ``learn`` plays in: games, the learner's seats in them, and the replay buffer of its transitions there
+    (``dqn.Replay``'s ``ready`` and ``sample``). ``OneSeat`` here, ``nfsp_self.EverySeat`` in self-play."""
+
+    replay: Any
+
+    def __init__(self, args: Args, seed: int) -> None: ...
+
+    @property
+    def acting(self) -> np.ndarray:
+        """Which of the learner's seats decides in each game, int [num_envs]."""
+
+    @staticmethod
+    def seats(num_players: int) -> int:
+        """The learner's seats in each game of ``num_players``."""
+
+    def reset(self) -> np.ndarray:
+        """Start the games; the observations of the first decisions."""
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the decisions to make, bool [num_envs, NUM_ACTIONS]."""
+
+    def step(self, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``actions`` (chosen on ``obs``, ``masks``) and keep the transitions; the observations of the next
+        decisions and which games' rounds ended."""
+
+
+class OneSeat:
+    """The learner in one seat of each game against the setting's opponents (``WizardVecEnv``), and the replay
+    buffer of its transitions."""
+
+    def __init__(self, args: Args, seed: int):
+        self.env = WizardVecEnv(args.num_envs, seed=seed, setting=args.setting, episode="round",
+                                reward_scale=args.reward_scale)
+        self.replay = dqn.Replay(args.buffer_size, args.num_envs)
+        self.acting = np.zeros(args.num_envs, dtype=np.int64)  # which of its seats decides in each game: its only one
+
+    @staticmethod
+    def seats(num_players: int) -> int:
+        """The learner's seats in each game of ``num_players``."""
+        return 1
+
+    def reset(self) -> np.ndarray:
+        """Start the games; the learner's first observations."""
+        return np.asarray(self.env.reset())
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions, bool [num_envs, NUM_ACTIONS]."""
+        return self.env.action_masks()
+
+    def step(self, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``actions`` and the opponents' replies, keep the transitions; the next observations, the round ends."""
+        next_obs, rewards, dones, _ = self.env.step(actions)
+        self.replay.add(obs, masks, actions, rewards, dones)
+        return np.asarray(next_obs), dones
+
+
 def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False,
           log: Callable[[str], object] = print) -> dict:
     """Train NFSP's learner as ``args`` say into ``out`` (``--resume``: continue the run there); what the run did."""
+    return learn(NAME, OneSeat, args, out, resume, quiet, log)
+
+
+def learn(name: str, seating: type[Table], args: Args, out: str | Path, resume: bool = False, quiet: bool = False,
+          log: Callable[[str], object] = print) -> dict:
+    """NFSP's loop, the learner in the seats ``seating`` gives it, as ``args`` say, into ``out``; what the run did.
+
+    Each seat the learner plays draws its mode at every round start: the best response with probability ``eta``,
+    else the average policy."""
     import torch
 
     check_args(args, RANGES)
-    dqn.check_buffer(args)
+    seats = (args.num_envs, seating.seats(get_setting(args.setting).num_players))  # [game, the learner's seat in it]
+    dqn.check_buffer(args, seats[1])
     check_memory("--set reservoir_size", args.reservoir_size, dqn.ROW_BYTES)
-    with Run(NAME, args, out, resume, quiet, log) as run:
+    with Run(name, args, out, resume, quiet, log) as run:
         q, target, pi = q_network(args.hidden), q_network(args.hidden), q_network(args.hidden)
         q_optimizer = torch.optim.Adam(q.parameters(), lr=args.learning_rate)
         pi_optimizer = torch.optim.Adam(pi.parameters(), lr=args.sl_learning_rate)
@@ -95,25 +164,23 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
         run.track(q=q, target=target, pi=pi, q_optimizer=q_optimizer, pi_optimizer=pi_optimizer)
         run.extra.setdefault("gradient_steps", 0)
         run.begin(pi)
-        env = WizardVecEnv(args.num_envs, seed=run.seed(), setting=args.setting, episode="round",
-                           reward_scale=args.reward_scale)
-        replay, reservoir = dqn.Replay(args.buffer_size, args.num_envs), Reservoir(args.reservoir_size)
-        obs, steps = np.asarray(env.reset()), 0
-        best = run.rng.random(args.num_envs) < args.eta  # each game's mode for its round: best response or Pi
+        table, reservoir = seating(args, run.seed()), Reservoir(args.reservoir_size)
+        obs, steps, games = table.reset(), 0, np.arange(args.num_envs)
+        best = run.rng.random(seats) < args.eta  # each seat's mode for its round: best response or Pi
         while run.going():
-            masks = env.action_masks()
+            masks = table.action_masks()
             epsilon = linear(args.epsilon_start, args.epsilon_end, args.epsilon_decay, run.decisions)
             actions = sample_policy(pi, obs, masks, run.rng)
-            if best.any():
-                actions[best] = epsilon_greedy(q, obs[best], masks[best], epsilon, run.rng)
-                reservoir.add(obs[best], masks[best], actions[best], run.rng)
-            next_obs, rewards, dones, _ = env.step(actions)
-            replay.add(obs, masks, actions, rewards, dones)
-            obs, steps = np.asarray(next_obs), steps + 1
-            best = np.where(dones, run.rng.random(args.num_envs) < args.eta, best)
-            if steps % args.train_every == 0 and replay.ready(max(args.learning_starts, args.batch_size)):
+            mine = best[games, table.acting]  # the games whose deciding seat plays its best response
+            if mine.any():
+                actions[mine] = epsilon_greedy(q, obs[mine], masks[mine], epsilon, run.rng)
+                reservoir.add(obs[mine], masks[mine], actions[mine], run.rng)
+            obs, dones = table.step(obs, masks, actions)
+            steps += 1
+            best = np.where(dones[:, None], run.rng.random(seats) < args.eta, best)
+            if steps % args.train_every == 0 and table.replay.ready(max(args.learning_starts, args.batch_size)):
                 for _ in range(args.gradient_steps):
-                    dqn.update(q, target, q_optimizer, replay.sample(args.batch_size, run.rng), args.max_grad_norm)
+                    dqn.update(q, target, q_optimizer, table.replay.sample(args.batch_size, run.rng), args.max_grad_norm)
                     run.extra["gradient_steps"] += 1
                     if run.extra["gradient_steps"] % args.target_every == 0:
                         target.load_state_dict(q.state_dict())

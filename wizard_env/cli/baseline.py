@@ -9,13 +9,16 @@
 The algorithms (``ALGORITHMS``) are the modules of ``wizard_env.training.baselines``, each reading top to bottom:
 ``dmc`` (Deep Monte-Carlo: action values regressed on round returns), ``dqn`` (Double DQN with masks, replay and a
 target network), ``nfsp`` (Neural Fictitious Self-Play's learner: a Double DQN best response and an average policy
-from a reservoir of its choices), ``maskable-ppo`` (sb3-contrib's MaskablePPO, run by ``wizard train``'s trainer
-with no advice and no cloning) and ``values`` (action values from rollouts, run by ``wizard train-values``' trainer with
-``--no-advice``; its steps are decisions with action values). Each learns against the setting's opponents; the budget
-is ``--minutes`` of wall time and ``--steps`` learner decisions, whichever ends first, both recorded in config.json. ``--set NAME=VALUE`` changes one of the
-algorithm's other settings (listed in ``--help``). ``--resume`` keeps the settings the run was started with, but for
-those given again (a larger budget, say; ``maskable-ppo`` needs its ``--set`` options again). The run writes checkpoints, a learning curve (curve.csv,
-curve.png) and config.json into ``--out``; the first Ctrl-C stops it after saving, and ``--resume`` continues it.
+from a reservoir of its choices), ``nfsp-self`` (the same in self-play: the learner in every seat, as in the paper),
+``maskable-ppo`` (sb3-contrib's MaskablePPO, run by ``wizard train``'s trainer with no advice and no cloning) and
+``values`` (action values from rollouts, run by ``wizard train-values``' trainer with ``--no-advice``; its steps are
+decisions with action values). Each learns against the setting's opponents but ``nfsp-self``, which learns against
+itself; every learning curve is measured against the setting's opponents. The budget is ``--minutes`` of wall time
+and ``--steps`` learner decisions (in self-play, every seat's), whichever ends first, both recorded in config.json.
+``--set NAME=VALUE`` changes one of the algorithm's other settings (listed in ``--help``). ``--resume`` keeps the
+settings the run was started with, but for those given again (a larger budget, say; ``maskable-ppo`` needs its
+``--set`` options again). The run writes checkpoints, a learning curve (curve.csv, curve.png) and config.json into
+``--out``; the first Ctrl-C stops it after saving, and ``--resume`` continues it.
 The agent it learned plays as ``baseline:OUT``. Needs the train extras. docs/baselines.md has the results.
 """
 
@@ -35,14 +38,17 @@ from wizard_env.training.baselines.common import OPTIONS, RunArgs
 from .common import field_docs, require_packages
 
 HELP = "train a standard RL algorithm on a benchmark setting from scratch (no RuleAgent help)"
-DESCRIPTION = ("Train dmc (Deep Monte-Carlo), dqn (Double DQN with masks), nfsp (NFSP's learner), maskable-ppo "
-               "(sb3-contrib) or values (action values from rollouts, wizard train-values --no-advice) in a named setting against its opponents, with no advice, no cloning and no RuleAgent "
-               "numbers, on a budget of wall minutes and learner decisions. Writes checkpoints (played as baseline:OUT), "
-               "config.json and a learning curve (curve.csv, curve.png) into --out.")
+DESCRIPTION = ("Train dmc (Deep Monte-Carlo), dqn (Double DQN with masks), nfsp (NFSP's learner), nfsp-self (NFSP in "
+               "self-play: the learner in every seat), maskable-ppo (sb3-contrib) or values (action values from "
+               "rollouts, wizard train-values --no-advice) in a named setting against its opponents (nfsp-self: against "
+               "itself), with no advice, no cloning and no RuleAgent numbers, on a budget of wall minutes and learner "
+               "decisions (in self-play, every seat's). Writes checkpoints (played as baseline:OUT), config.json and a "
+               "learning curve against the setting's opponents (curve.csv, curve.png) into --out.")
 #: The variant options are refused: the setting fixes the game.
 VARIANT_OPTIONS = False
 #: Each algorithm's module, in ``wizard_env.training.baselines``.
-ALGORITHMS = {"dmc": "dmc", "dqn": "dqn", "nfsp": "nfsp", "maskable-ppo": "maskable_ppo", "values": "values"}
+ALGORITHMS = {"dmc": "dmc", "dqn": "dqn", "nfsp": "nfsp", "nfsp-self": "nfsp_self", "maskable-ppo": "maskable_ppo",
+              "values": "values"}
 
 
 def _module(algo: str):
@@ -55,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("algo", choices=list(ALGORITHMS), metavar="ALGO", help=f"the algorithm: {', '.join(ALGORITHMS)}")
     parser.add_argument("--setting", required=True, choices=list(SETTINGS), metavar="NAME",
                         help=f"the named benchmark setting ({', '.join(SETTINGS)}): its rules, and its opponents, whom the "
-                        "learner plays and the learning curve is measured against")
+                        "learner plays (nfsp-self: itself) and the learning curve is measured against")
     parser.add_argument("--out", type=options.path_type, required=True, metavar="DIR", help="the run's folder")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out (a larger budget may be given)")
     parser.add_argument("--seed", type=options.seed_type, metavar="S", help=f"{docs['seed']} (default {d.seed})")
