@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -134,3 +135,24 @@ def batch_positions() -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks of the first decisions of a few fresh games (bids and trump choices)."""
     batch = WizardBatch(RULES, 8, seed=5, autoreset=False)
     return batch.observe(batch.all_games), batch.legal_masks(batch.all_games)
+
+
+def test_a_refused_resume_names_the_options_that_continue_the_run_unchanged(tmp_path: Path, capsys):
+    from wizard_env.cli.main import main
+
+    out = tmp_path / "run"
+    base = ["train-values", "--out", str(out), "--players", "3", "--rounds", "2", "--mix", "3", "--games", "4",
+            "--workers", "1", "--eval-deals", "2", "--quiet"]
+    started = ["--samples", "30", "--hidden", "16", "--margin", "2", "--seed", "5", "--epochs", "1", "--data", "all",
+               "--features"]
+    assert main([*base, *started]) == 0
+    saved = json.loads((out / "config.json").read_text())["train"]
+    capsys.readouterr()
+    assert main([*base, "--resume", "--iterations", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "was started with --samples 30" in err and not (out / "data" / "iter-1").exists()
+    added = err.split("pass the run's options: add ")[1].split(" (only")[0].split()
+    assert main([*base, "--resume", "--iterations", "2", *added]) == 0
+    resumed = json.loads((out / "config.json").read_text())["train"]
+    assert resumed == {**saved, "iterations": 2}  # the same run, data and fit settings included
+    assert (out / "checkpoints" / "iter-1.npz").is_file()

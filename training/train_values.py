@@ -333,6 +333,19 @@ class ValuesTrainer:
         return agent
 
 
+def as_option(key: str, value: object) -> str:
+    """The ``wizard train-values`` option that sets the config's ``key`` to ``value`` ("" where leaving an option out
+    does: a flag off, no --start, no --play-margin)."""
+    option = f"--{key.replace('_', '-')}"
+    if key == "advice":
+        return "" if value else "--no-advice"
+    if isinstance(value, bool):
+        return option if value else ""
+    if value is None or value == "" or value == []:
+        return ""
+    return f"{option} {','.join(map(str, value)) if isinstance(value, list) else value}"
+
+
 class OutOfTime(Exception):
     """The run's ``minutes`` are up: no new chunk is collected."""
 
@@ -354,10 +367,15 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
         now = {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
         changed = [k for k in now["train"] if k not in RESUME_MAY_CHANGE and before["train"].get(k, LATER_DEFAULTS.get(k)) != now["train"][k]]
         if before.get("rules") != now["rules"] or changed:
-            was = before["train"].get(changed[0], LATER_DEFAULTS.get(changed[0])) if changed else None
-            what = f"--{changed[0].replace('_', '-')} {was!r}" if changed else f"rules {before.get('rules')}"
+            was = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in changed}
+            what = f"--{changed[0].replace('_', '-')} {was[changed[0]]!r}" if changed else f"rules {before.get('rules')}"
             may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
-            raise ValueError(f"--resume: {out} was started with {what}; pass the run's options (only {may} may change)")
+            kept = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in ("data", "epochs", "learning_rate")}
+            fix = " ".join(filter(None, (as_option(k, v) for k, v in {**was, **kept}.items() if v != now["train"][k] or k in was)))
+            drop = [f"--{k.replace('_', '-')}" for k, v in was.items() if not as_option(k, v)]
+            hint = (f": add {fix}" if fix else "") + (f"{' and' if fix else ':'} leave out {', '.join(drop)}" if drop else "")
+            raise ValueError(f"--resume: {out} was started with {what}; pass the run's options{hint} (only {may} may "
+                             "change)")
     elif resume and not (out / "data").is_dir():
         raise ValueError(f"--resume: no run in {out} (no config.json)")
     out.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 """``wizard train-values``: learn bids and card play from rollout values, one policy-improvement step per iteration.
 
     wizard train-values --out runs/values --seed 0       # the default run: 3-6 players, about 15 minutes
-    wizard train-values --out runs/values --resume       # continue: finished data chunks and iterations are kept
+    wizard train-values --out runs/values --resume       # continue (with the run's options): finished chunks and iterations are kept
     wizard train-values --out runs/values --backend ray --address auto --workers 32   # collect on a Ray cluster
     wizard train-values --out runs/search --targets search --search-samples 8        # values from search (expert iteration)
     wizard train-values --out runs/search --targets search --search-samples 8 --search-top 4 --start ...   # the network prunes
