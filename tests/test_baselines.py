@@ -312,3 +312,23 @@ def test_values_stops_at_its_minutes_after_the_first_iteration(tmp_path):
     done = tiny_run("values", tmp_path / "run", minutes=0.0, steps=600)
     assert done["stopped_by"] == "minutes" and 150 <= done["decisions"] < 300
     assert json.loads((tmp_path / "run" / "config.json").read_text())["done"] == done
+
+
+def test_the_curves_of_several_runs_make_one_figure_and_a_folder_without_a_curve_is_named(tmp_path, capsys):
+    from wizard_env.training.baselines.curves import main as curves_main
+
+    header = "decisions,wall_s,baseline_mean,rule_mean,diff,diff_ci95,bid_accuracy,rule_bid_accuracy\n"
+    for name, rows in (("a", ["0,1.0,10,60,-50,3,0.3,0.6", "1000,60.0,40,60,-20,3,0.5,0.6"]), ("b", ["0,1.0,5,60,-55,4,0.3,0.6"])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "curve.csv").write_text(header + "\n".join(rows) + "\n")
+    out = tmp_path / "both.png"
+    assert curves_main([str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(out)]) == 0
+    assert out.read_bytes().startswith(b"\x89PNG")
+    capsys.readouterr()
+    assert curves_main([str(tmp_path / "a"), str(tmp_path / "none"), "--out", str(tmp_path / "x.png")]) == 2
+    assert f"{tmp_path / 'none'}: no learning curve" in capsys.readouterr().err
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "curve.csv").write_text("step,score\n1,2\n")
+    assert curves_main([str(tmp_path / "c"), "--out", str(tmp_path / "x.png")]) == 2
+    assert "not a learning curve" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
