@@ -33,7 +33,7 @@ from . import eval_suite
 from .fit_values import FitConfig, check_fit
 from .margins import MarginGrid, check_grid
 from .opponent_pool import names_checkpoint
-from .train_values import RESUME_MAY_CHANGE, ValuesConfig, check_config
+from .values_config import RESUME_MAY_CHANGE, ValuesConfig, check_config
 
 KINDS = ("train-values", "fit-values", "margins", "eval-suite", "publish")
 #: The kinds of step whose checkpoint another step may name.

@@ -72,7 +72,7 @@ from .common import rules_json, run_lock
 from .opponent_pool import build_pool, pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
-from .values_config import LATER_DEFAULTS, RESUME_MAY_CHANGE, SAMPLE_BYTES, ValuesConfig, check_config, read_run_config
+from .values_config import SAMPLE_BYTES, ValuesConfig, check_config, check_resume, read_run_config
 
 
 def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
@@ -333,19 +333,6 @@ class ValuesTrainer:
         return agent
 
 
-def as_option(key: str, value: object) -> str:
-    """The ``wizard train-values`` option that sets the config's ``key`` to ``value`` ("" where leaving an option out
-    does: a flag off, no --start, no --play-margin)."""
-    option = f"--{key.replace('_', '-')}"
-    if key == "advice":
-        return "" if value else "--no-advice"
-    if isinstance(value, bool):
-        return option if value else ""
-    if value is None or value == "" or value == []:
-        return ""
-    return f"{option} {','.join(map(str, value)) if isinstance(value, list) else value}"
-
-
 class OutOfTime(Exception):
     """The run's ``minutes`` are up: no new chunk is collected."""
 
@@ -363,19 +350,7 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
     if not resume and (saved.exists() or (out / "data").exists()):
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     if resume and saved.exists():
-        before = read_run_config(saved)
-        now = {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
-        changed = [k for k in now["train"] if k not in RESUME_MAY_CHANGE and before["train"].get(k, LATER_DEFAULTS.get(k)) != now["train"][k]]
-        if before.get("rules") != now["rules"] or changed:
-            was = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in changed}
-            what = f"--{changed[0].replace('_', '-')} {was[changed[0]]!r}" if changed else f"rules {before.get('rules')}"
-            may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
-            kept = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in ("data", "epochs", "learning_rate")}
-            fix = " ".join(filter(None, (as_option(k, v) for k, v in {**was, **kept}.items() if v != now["train"][k] or k in was)))
-            drop = [f"--{k.replace('_', '-')}" for k, v in was.items() if not as_option(k, v)]
-            hint = (f": add {fix}" if fix else "") + (f"{' and' if fix else ':'} leave out {', '.join(drop)}" if drop else "")
-            raise ValueError(f"--resume: {out} was started with {what}; pass the run's options{hint} (only {may} may "
-                             "change)")
+        check_resume(read_run_config(saved), cfg, rules_json(rules), out)
     elif resume and not (out / "data").is_dir():
         raise ValueError(f"--resume: no run in {out} (no config.json)")
     out.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,8 @@
 
 A run saves its settings as config.json and inside every checkpoint. ``check_config`` names the first impossible
 setting (as its option) before anything is written, ``read_run_config`` reads config.json back for ``--resume``,
-``RESUME_MAY_CHANGE`` lists what a resume may change and ``LATER_DEFAULTS`` gives the settings added since a run
+``check_resume`` refuses a resume that changes the run (naming the options that continue it), ``RESUME_MAY_CHANGE``
+lists what a resume may change and ``LATER_DEFAULTS`` gives the settings added since a run
 was saved the value such a run had, so runs saved before them keep resuming and loading.
 """
 
@@ -173,6 +174,37 @@ def _fits(value: object, default: object) -> bool:
     if isinstance(default, list):  # of the type of its first element (integers for an empty one)
         return isinstance(value, list) and all(type(v) is (type(default[0]) if default else int) for v in value)
     return isinstance(value, type(default))
+
+
+def check_resume(before: dict, cfg: ValuesConfig, rules: dict, out: Path) -> None:
+    """ValueError unless ``cfg`` and ``rules`` (``rules_json``) continue the run in ``out`` whose config.json is
+    ``before``: the same settings but for ``RESUME_MAY_CHANGE``. The message names the first changed setting and the
+    options that continue the run unchanged, its data, epochs and learning rate included."""
+    now = dataclasses.asdict(cfg)
+    changed = [k for k in now if k not in RESUME_MAY_CHANGE and before["train"].get(k, LATER_DEFAULTS.get(k)) != now[k]]
+    if before.get("rules") == rules and not changed:
+        return
+    was = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in changed}
+    what = f"--{changed[0].replace('_', '-')} {was[changed[0]]!r}" if changed else f"rules {before.get('rules')}"
+    may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
+    kept = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in ("data", "epochs", "learning_rate")}
+    fix = " ".join(filter(None, (as_option(k, v) for k, v in {**was, **kept}.items() if v != now[k] or k in was)))
+    drop = [f"--{k.replace('_', '-')}" for k, v in was.items() if not as_option(k, v)]
+    hint = (f": add {fix}" if fix else "") + (f"{' and' if fix else ':'} leave out {', '.join(drop)}" if drop else "")
+    raise ValueError(f"--resume: {out} was started with {what}; pass the run's options{hint} (only {may} may change)")
+
+
+def as_option(key: str, value: object) -> str:
+    """The ``wizard train-values`` option that sets the config's ``key`` to ``value`` ("" where leaving an option out
+    does: a flag off, no --start, no --play-margin)."""
+    option = f"--{key.replace('_', '-')}"
+    if key == "advice":
+        return "" if value else "--no-advice"
+    if isinstance(value, bool):
+        return option if value else ""
+    if value is None or value == "" or value == []:
+        return ""
+    return f"{option} {','.join(map(str, value)) if isinstance(value, list) else value}"
 
 
 def read_run_config(path: Path) -> dict:
