@@ -181,14 +181,15 @@ def check_resume(before: dict, cfg: ValuesConfig, rules: dict, out: Path) -> Non
     ``before``: the same settings but for ``RESUME_MAY_CHANGE``. The message names the first changed setting and the
     options that continue the run unchanged, its data, epochs and learning rate included."""
     now = dataclasses.asdict(cfg)
-    changed = [k for k in now if k not in RESUME_MAY_CHANGE and before["train"].get(k, LATER_DEFAULTS.get(k)) != now[k]]
+    saved = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in now}  # a setting added since: the run's value
+    changed = [k for k in now if k not in RESUME_MAY_CHANGE and saved[k] != now[k]]
     if before.get("rules") == rules and not changed:
         return
-    was = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in changed}
+    was = {k: saved[k] for k in changed}
     what = f"--{changed[0].replace('_', '-')} {was[changed[0]]!r}" if changed else f"rules {before.get('rules')}"
     may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
-    kept = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in ("data", "epochs", "learning_rate")}
-    fix = " ".join(filter(None, (as_option(k, v) for k, v in {**was, **kept}.items() if v != now[k] or k in was)))
+    continued = [*changed, *(k for k in ("data", "epochs", "learning_rate") if saved[k] != now[k])]
+    fix = " ".join(filter(None, (as_option(k, saved[k]) for k in continued)))
     drop = [f"--{k.replace('_', '-')}" for k, v in was.items() if not as_option(k, v)]
     hint = (f": add {fix}" if fix else "") + (f"{' and' if fix else ':'} leave out {', '.join(drop)}" if drop else "")
     raise ValueError(f"--resume: {out} was started with {what}; pass the run's options{hint} (only {may} may change)")
