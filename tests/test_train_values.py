@@ -137,22 +137,54 @@ def batch_positions() -> tuple[np.ndarray, np.ndarray]:
     return batch.observe(batch.all_games), batch.legal_masks(batch.all_games)
 
 
-def test_a_refused_resume_names_the_options_that_continue_the_run_unchanged(tmp_path: Path, capsys):
+def test_a_resume_keeps_the_runs_settings_and_refuses_one_that_changes_them_naming_them(tmp_path: Path, capsys):
     from wizard_env.cli.main import main
 
     out = tmp_path / "run"
-    base = ["train-values", "--out", str(out), "--players", "3", "--rounds", "2", "--mix", "3", "--games", "4",
-            "--workers", "1", "--eval-deals", "2", "--quiet"]
-    started = ["--samples", "30", "--hidden", "16", "--margin", "2", "--seed", "5", "--epochs", "1", "--data", "all",
-               "--features"]
-    assert main([*base, *started]) == 0
-    saved = json.loads((out / "config.json").read_text())["train"]
+    started = ["--players", "3", "--rounds", "2", "--mix", "3", "--games", "4", "--workers", "1", "--eval-deals", "2",
+               "--samples", "30", "--hidden", "16", "--margin", "2", "--seed", "5", "--epochs", "1", "--data", "all",
+               "--features", "--quiet"]
+    assert main(["train-values", "--out", str(out), *started]) == 0
+    saved = json.loads((out / "config.json").read_text())
     capsys.readouterr()
-    assert main([*base, "--resume", "--iterations", "2"]) == 2
-    err = capsys.readouterr().err
-    assert "was started with --samples 30" in err and not (out / "data" / "iter-1").exists()
-    added = err.split("pass the run's options: add ")[1].split(" (only")[0].split()
-    assert main([*base, "--resume", "--iterations", "2", *added]) == 0
-    resumed = json.loads((out / "config.json").read_text())["train"]
-    assert resumed == {**saved, "iterations": 2}  # the same run, data and fit settings included
+    refused = [(["--samples", "40", "--share", "0.5"], "was started with --samples 30, --share 0.25; leave out --samples, --share"),
+               (["--players", "4"], "was started with rules"), (["--rounds", "3"], "was started with rules")]
+    for options, named in refused:
+        assert main(["train-values", "--out", str(out), "--resume", "--iterations", "2", "--quiet", *options]) == 2
+        err = capsys.readouterr().err
+        assert named in err and "leave out" in err and not (out / "data" / "iter-1").exists()
+        assert json.loads((out / "config.json").read_text()) == saved  # nothing written
+    assert main(["train-values", "--out", str(out), "--resume", "--iterations", "2", "--quiet"]) == 0
+    resumed = json.loads((out / "config.json").read_text())
+    assert resumed["train"] == {**saved["train"], "iterations": 2}  # the same run, data and fit settings included
+    assert resumed["rules"] == saved["rules"] and resumed["rounds"] == saved["rounds"] == 2
+    assert (out / "checkpoints" / "iter-1.npz").is_file()
+
+def test_a_resume_reads_the_rules_and_rounds_of_runs_saved_before_config_json_held_the_rounds(tmp_path: Path):
+    from wizard_env.engine.rules import Rules
+    from wizard_env.training.common import rules_json
+    from wizard_env.training.values_config import saved_rules
+
+    path = tmp_path / "config.json"
+    standard, short = Rules.make(4), Rules.make(3, [1, 2], "hidden", False, True)
+    assert saved_rules({"rules": rules_json(standard)}, path) == (standard, "standard", None)
+    assert saved_rules({"rules": rules_json(short)}, path) == (short, [1, 2], None)
+    assert saved_rules({"rules": rules_json(short), "rounds": 2, "setting": "wizard-3p-5r"}, path)[1:] == (2, "wizard-3p-5r")
+    with pytest.raises(ValueError, match=f"{path} is damaged"):
+        saved_rules({"rules": {**rules_json(short), "bidding": "loud"}}, path)
+
+
+def test_a_resume_of_a_setting_run_keeps_its_setting(tmp_path: Path, capsys):
+    from wizard_env.cli.main import main
+
+    out = tmp_path / "run"
+    tiny = ["--games", "4", "--workers", "1", "--eval-deals", "2", "--samples", "20", "--hidden", "8", "--quiet"]
+    assert main(["train-values", "--out", str(out), "--setting", "wizard-3p-5r", *tiny]) == 0
+    saved = json.loads((out / "config.json").read_text())
+    assert saved["setting"] == "wizard-3p-5r" and saved["train"]["mix"] == [3]
+    capsys.readouterr()
+    assert main(["train-values", "--out", str(out), "--resume", "--iterations", "2", "--quiet"]) == 0
+    assert "--setting wizard-3p-5r --agents" in capsys.readouterr().out
+    resumed = json.loads((out / "config.json").read_text())
+    assert {k: resumed[k] for k in ("setting", "rules", "rounds")} == {k: saved[k] for k in ("setting", "rules", "rounds")}
     assert (out / "checkpoints" / "iter-1.npz").is_file()

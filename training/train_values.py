@@ -350,16 +350,16 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
     if not resume and (saved.exists() or (out / "data").exists()):
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     if resume and saved.exists():
-        check_resume(read_run_config(saved), cfg, rules_json(rules), out)
+        check_resume(read_run_config(saved), cfg, rules_json(rules), out, rounds)
     elif resume and not (out / "data").is_dir():
         raise ValueError(f"--resume: no run in {out} (no config.json)")
     out.mkdir(parents=True, exist_ok=True)
-    with run_lock(out):
+    with run_lock(out, "wizard train-values"):
         if resume:
             for folder in [out, out / "checkpoints", *sorted((out / "data").glob("iter-*"))]:
                 for stale in remove_temps(folder):
                     log(f"removed {stale}, left by a run killed while writing")
-        config = {**(header or {}), "train": dataclasses.asdict(cfg), "rules": rules_json(rules)}
+        config = {**(header or {}), "train": dataclasses.asdict(cfg), "rules": rules_json(rules), "rounds": rounds}
         train_report.write_json(saved, config)
         trainer = ValuesTrainer(cfg, rules, out, quiet, log, rounds, minutes)
 

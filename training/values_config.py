@@ -3,7 +3,8 @@
 
 A run saves its settings as config.json and inside every checkpoint. ``check_config`` names the first impossible
 setting (as its option) before anything is written, ``read_run_config`` reads config.json back for ``--resume``,
-``check_resume`` refuses a resume that changes the run (naming the options that continue it), ``RESUME_MAY_CHANGE``
+``check_resume`` refuses a resume that changes the run (naming what it changes), ``saved_settings`` and
+``saved_rules`` give a resume the run's settings for the options it does not give, ``RESUME_MAY_CHANGE``
 lists what a resume may change and ``LATER_DEFAULTS`` gives the settings added since a run
 was saved the value such a run had, so runs saved before them keep resuming and loading.
 """
@@ -18,6 +19,8 @@ from pathlib import Path
 from wizard_env.agents.checkpoint import check_hidden
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, load_checkpoint
 from wizard_env.engine.observation import OBS_VERSION
+from wizard_env.engine.rules import Rules
+from wizard_env.envs.settings import SETTINGS
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
@@ -176,28 +179,57 @@ def _fits(value: object, default: object) -> bool:
     return isinstance(value, type(default))
 
 
-def check_resume(before: dict, cfg: ValuesConfig, rules: dict, out: Path) -> None:
-    """ValueError unless ``cfg`` and ``rules`` (``rules_json``) continue the run in ``out`` whose config.json is
-    ``before``: the same settings but for ``RESUME_MAY_CHANGE``. The message names the first changed setting and the
-    options that continue the run unchanged, its data, epochs and learning rate included."""
-    now = dataclasses.asdict(cfg)
-    saved = {k: before["train"].get(k, LATER_DEFAULTS.get(k)) for k in now}  # a setting added since: the run's value
-    changed = [k for k in now if k not in RESUME_MAY_CHANGE and saved[k] != now[k]]
-    if before.get("rules") == rules and not changed:
-        return
-    was = {k: saved[k] for k in changed}
-    what = f"--{changed[0].replace('_', '-')} {was[changed[0]]!r}" if changed else f"rules {before.get('rules')}"
+def check_resume(before: dict, cfg: ValuesConfig, rules: dict, out: Path, rounds: object = None) -> None:
+    """ValueError unless ``cfg``, ``rules`` (``rules_json``) and ``rounds`` (the mix's ``--rounds``; a run saved
+    before config.json held them is not checked for them) continue the run in ``out`` whose config.json is
+    ``before``: the same settings but for ``RESUME_MAY_CHANGE``. The message names every changed setting with the
+    run's value, and the options to leave out (``wizard train-values --resume`` keeps the run's settings)."""
+    now, kept = dataclasses.asdict(cfg), saved_settings(before)
+    changed = [k for k in now if k not in RESUME_MAY_CHANGE and kept.get(k) != now[k]]
     may = ", ".join(f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE)
-    continued = [*changed, *(k for k in ("data", "epochs", "learning_rate") if saved[k] != now[k])]
-    fix = " ".join(filter(None, (as_option(k, saved[k]) for k in continued)))
-    drop = [f"--{k.replace('_', '-')}" for k, v in was.items() if not as_option(k, v)]
-    hint = (f": add {fix}" if fix else "") + (f"{' and' if fix else ':'} leave out {', '.join(drop)}" if drop else "")
-    raise ValueError(f"--resume: {out} was started with {what}; pass the run's options{hint} (only {may} may change)")
+    if changed:
+        was = ", ".join(as_option(k, kept.get(k)) or f"no --{k.replace('_', '-')}" for k in changed)
+        drop = ", ".join(f"--{k.replace('_', '-')}" for k in changed)
+        raise ValueError(f"--resume: {out} was started with {was}; leave out {drop} to keep the run's settings (only "
+                         f"{may} may change)")
+    if before.get("rules") != rules or "rounds" in before and before["rounds"] != rounds:
+        was = f"rules {before.get('rules')}" if before.get("rules") != rules else f"--rounds {before['rounds']!r}"
+        raise ValueError(f"--resume: {out} was started with {was}; leave out the variant options and --setting to keep "
+                         "the run's rules")
+
+
+def saved_settings(config: dict) -> dict:
+    """The settings of a saved run (config.json as ``read_run_config`` reads it), a setting added since with the value
+    such a run had (``LATER_DEFAULTS``)."""
+    train = config["train"]
+    return {f.name: train[f.name] if f.name in train else LATER_DEFAULTS[f.name]
+            for f in dataclasses.fields(ValuesConfig) if f.name in train or f.name in LATER_DEFAULTS}
+
+
+def saved_rules(config: dict, path: Path) -> tuple[Rules, str | int | list[int], str | None]:
+    """The rules of a saved run (config.json as ``read_run_config`` reads it, from ``path``), the ``--rounds`` of its
+    player mix and the name of its setting (None without one); ValueError naming ``path`` where they are not a game's.
+    A run saved before config.json held its ``--rounds`` played the standard rounds where its rules have them, or
+    else its rules' hand sizes at every player count."""
+    rules_dict = config["rules"]
+    try:
+        rules = Rules.make(rules_dict["num_players"], rules_dict["rounds"], rules_dict["bidding"],
+                           rules_dict["bid_total_rule"], rules_dict["foresight"])
+        rounds = config.get("rounds")
+        if rounds is None:
+            standard = rules.hand_sizes == Rules.make(rules.num_players, "standard").hand_sizes
+            rounds = "standard" if standard else list(rules.hand_sizes)
+        Rules.make(rules.num_players, rounds)  # a --rounds that makes a game
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"--resume: {path} is damaged (its 'rules' or 'rounds' make no game: {str(e)[:100]}): repair "
+                         "it, or pass the run's variant options (--players, --rounds, ...) or --setting") from None
+    setting = config.get("setting")
+    return rules, rounds, setting if isinstance(setting, str) and setting in SETTINGS else None
 
 
 def as_option(key: str, value: object) -> str:
-    """The ``wizard train-values`` option that sets the config's ``key`` to ``value`` ("" where leaving an option out
-    does: a flag off, no --start, no --play-margin)."""
+    """The ``wizard train-values`` option that sets the config's ``key`` to ``value`` ("" where a run without the
+    option has it: a flag off, no --start, no --play-margin)."""
     option = f"--{key.replace('_', '-')}"
     if key == "advice":
         return "" if value else "--no-advice"

@@ -153,13 +153,16 @@ def field_docs(cls) -> dict[str, str]:
 
 
 def add_number_options(parser: argparse.ArgumentParser, defaults, docs: dict[str, str], ints: tuple[str, ...],
-                       floats: tuple[str, ...]) -> None:
-    """An option ``--a-b`` for each numeric field ``a_b`` of a config dataclass, with its doc line and default."""
+                       floats: tuple[str, ...], unset: bool = False) -> None:
+    """An option ``--a-b`` for each numeric field ``a_b`` of a config dataclass, with its doc line and default
+    (``unset``: None where the option is not given, so that a command can tell, the default only in the help)."""
     for name in ints:
         parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
-                            default=getattr(defaults, name), help=f"{docs[name]} (default {getattr(defaults, name):,})")
+                            default=None if unset else getattr(defaults, name),
+                            help=f"{docs[name]} (default {getattr(defaults, name):,})")
     for name in floats:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type, default=getattr(defaults, name),
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type,
+                            default=None if unset else getattr(defaults, name),
                             help=f"{docs[name]} (default {getattr(defaults, name):g})")
 
 

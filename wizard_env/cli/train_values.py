@@ -1,7 +1,7 @@
 """``wizard train-values``: learn bids and card play from rollout values, one policy-improvement step per iteration.
 
     wizard train-values --out runs/values --seed 0       # the default run: 3-6 players, about 15 minutes
-    wizard train-values --out runs/values --resume       # continue (with the run's options): finished chunks and iterations are kept
+    wizard train-values --out runs/values --resume --iterations 4   # continue with the run's settings (finished chunks and iterations are kept), up to 4 iterations
     wizard train-values --out runs/values --backend ray --address auto --workers 32   # collect on a Ray cluster
     wizard train-values --out runs/search --targets search --search-samples 8        # values from search (expert iteration)
     wizard train-values --out runs/search --targets search --search-samples 8 --search-top 4 --start ...   # the network prunes
@@ -35,17 +35,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from pathlib import Path
 
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
-from wizard_env.engine.rules import parse_rounds
+from wizard_env.engine.rules import Rules, parse_rounds
+from wizard_env.envs.settings import Setting, get_setting
 from wizard_env.training.common import rule_opponents
 from wizard_env.training.train_values import run_training
-from wizard_env.training.values_config import BACKENDS, DATA, TARGETS, ValuesConfig, check_config
+from wizard_env.training.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig, check_config,
+                                               read_run_config, saved_rules, saved_settings)
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
 from .common import Given, add_number_options, add_setting_option, command_rules, field_docs, parse_mix, require_packages
 
+#: The settings of ``ValuesConfig`` given as options of their own name (None where not given).
+FIELDS = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix", "start", "pool"}
 HELP = "learn bids and card play from rollout values (every legal action tried on copies of the deal, or of deals redrawn: search)"
 DESCRIPTION = (
     "Iterations of: play games, try every legal action of sampled decisions on copies of the deal with the round "
@@ -59,26 +64,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard train-values`` (the variant options are already there)."""
     d, docs = ValuesConfig(), {k: v.replace("%", "%%") for k, v in field_docs(ValuesConfig).items()}
     parser.add_argument("--out", type=options.path_type, default="runs/values", help="output folder (default runs/values)")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --out (finished chunks and iterations are kept)")
-    parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run in --out (finished chunks and iterations are kept) with the settings it was "
+                             "started with, but for those given again (only " + ", ".join(
+                                 f"--{k.replace('_', '-')}" for k in RESUME_MAY_CHANGE) + " may change)")
+    parser.add_argument("--learn", choices=tuple(LEARNED_PHASES),
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
                                          "eval_deals", "torch_threads", "search_samples", "search_top"),
-                       ("share", "learning_rate", "rule_tables", "pool_tables"))
+                       ("share", "learning_rate", "rule_tables", "pool_tables"), unset=True)
     parser.add_argument("--margin", type=options.float_type, default=None,
                         help=f"{docs['margin']} (default {d.margin:g}; 0 with --no-advice)")
-    parser.add_argument("--no-advice", dest="advice", action="store_false",
+    parser.add_argument("--no-advice", dest="advice", action="store_const", const=False,
                         help="learn from scratch: the network reads the observation alone, starts from random weights and "
                              "plays the plain argmax; iteration 0 is played and rolled out by random legal actions")
-    parser.add_argument("--pool", default="", metavar="SPEC,SPEC,...", help=docs["pool"])
-    parser.add_argument("--targets", choices=TARGETS, default=d.targets, help=f"{docs['targets']} (default {d.targets})")
+    parser.add_argument("--pool", metavar="SPEC,SPEC,...", help=docs["pool"])
+    parser.add_argument("--targets", choices=TARGETS, help=f"{docs['targets']} (default {d.targets})")
     parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
                         help=f"{docs['play_margin']}")
-    parser.add_argument("--hidden", default=",".join(map(str, d.hidden)), help=f"{docs['hidden']} (default %(default)s)")
-    parser.add_argument("--features", action="store_true", help=docs["features"])
-    parser.add_argument("--data", choices=DATA, default=d.data, help=f"{docs['data']} (default {d.data})")
-    parser.add_argument("--mix", action=Given, default=",".join(map(str, d.mix)),
-                        help=f"{docs['mix']} (default %(default)s); --players sets the count of the evaluations")
+    parser.add_argument("--hidden", help=f"{docs['hidden']} (default {','.join(map(str, d.hidden))})")
+    parser.add_argument("--features", action="store_const", const=True, help=docs["features"])
+    parser.add_argument("--data", choices=DATA, help=f"{docs['data']} (default {d.data})")
+    parser.add_argument("--mix", action=Given,
+                        help=f"{docs['mix']} (default {','.join(map(str, d.mix))}); --players sets the count of the evaluations")
     add_setting_option(parser, "its rules and player count, and its opponents (RuleAgents) in the evaluations and the "
                        "--rule-tables games; no --mix beside it")
     parser.add_argument("--start", type=options.path_type, default=None, metavar="CHECKPOINT",
@@ -86,10 +94,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "iteration 0's data and whose weights its fit starts from; its --hidden and --features must "
                              "be passed (default: RuleAgent collects, the fit starts fresh)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    parser.add_argument("--backend", choices=BACKENDS, default=d.backend,
+    parser.add_argument("--backend", choices=BACKENDS,
                         help="where the data chunks are collected: local (--workers processes on this machine) or ray "
                              "(--workers Ray tasks at a time; the rllib extra); the same data either way (default local)")
-    parser.add_argument("--address", default=d.address, metavar="HOST:PORT",
+    parser.add_argument("--address", metavar="HOST:PORT",
                         help="--backend ray: join the Ray cluster at this address (or auto); default: start a local Ray instance")
 
 
@@ -98,22 +106,21 @@ def run(args: argparse.Namespace) -> int:
     # the fit, then the rated evaluations and the curve's plot
     require_packages(("torch", "openskill", "matplotlib"), "wizard train-values")
     import torch
-    try:
-        hidden = [options.int_type(h) for h in args.hidden.split(",")]
-    except argparse.ArgumentTypeError:
-        raise ValueError(f"--hidden {short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
-    rules, setting = command_rules(args)
+    out = Path(args.out)
+    before = read_run_config(out / "config.json") if args.resume and (out / "config.json").is_file() else None
+    rules, rounds, setting = run_rules(args, before)
     if setting is not None:
         rule_opponents(setting, "wizard train-values")
-    mix = parse_mix(args.mix) if setting is None else [setting.num_players]
-    fields = {f.name for f in dataclasses.fields(ValuesConfig)} - {"hidden", "mix", "start", "pool", "margin"}
-    margin = args.margin if args.margin is not None else ValuesConfig.margin if args.advice else 0.0
-    cfg = ValuesConfig(**{k: v for k, v in vars(args).items() if k in fields}, hidden=hidden, mix=mix, margin=margin,
-                       start=args.start or "", pool=args.pool.split(",") if args.pool else [])
+    settings = {**dataclasses.asdict(ValuesConfig()), **(saved_settings(before) if before else {}), **given_settings(args)}
+    if setting is not None:
+        settings["mix"] = [setting.num_players]
+    if args.margin is None and before is None:  # from scratch the network plays the plain argmax
+        settings["margin"] = ValuesConfig.margin if settings["advice"] else 0.0
+    cfg = ValuesConfig(**settings)
     check_config(cfg)  # before torch is given --torch-threads
     torch.set_num_threads(cfg.torch_threads)
-    rounds = parse_rounds(args.rounds) if setting is None else list(rules.hand_sizes)
-    trainer = run_training(cfg, rules, args.out, args.resume, args.quiet, rounds=rounds)
+    header = {"setting": setting.name} if setting is not None else None
+    trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=rounds, header=header)
     path = f"{trainer.out}/checkpoints/latest.npz"
     if setting is None:
         agents = f"--agents ppo:{path},{','.join(['rule'] * (trainer.rules.num_players - 1))}"
@@ -121,3 +128,30 @@ def run(args: argparse.Namespace) -> int:
         agents = f"--setting {setting.name} --agents ppo:{path}"
     print(f"wrote {path}; evaluate it with: wizard eval {agents} --games 2000")
     return 0
+
+
+def given_settings(args: argparse.Namespace) -> dict:
+    """The settings of ``ValuesConfig`` given on the command line (each option is None where it is not given)."""
+    given = {k: v for k, v in vars(args).items() if k in FIELDS and v is not None}
+    if args.hidden is not None:
+        try:
+            given["hidden"] = [options.int_type(h) for h in args.hidden.split(",")]
+        except argparse.ArgumentTypeError:
+            raise ValueError(f"--hidden {short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
+    if args.mix is not None:
+        given["mix"] = parse_mix(args.mix)
+    if args.pool is not None:
+        given["pool"] = args.pool.split(",") if args.pool else []
+    if args.start is not None:
+        given["start"] = args.start
+    return given
+
+
+def run_rules(args: argparse.Namespace, before: dict | None) -> tuple[Rules, str | int | list[int], Setting | None]:
+    """The rules, the mix's ``--rounds`` and the setting of the run: those of the command line, or of the run
+    ``--resume`` continues (its config.json, ``before``) where no variant option or ``--setting`` is given."""
+    if before is None or args.setting is not None or set(args.given_variant) - {"--mix"}:
+        rules, setting = command_rules(args)
+        return rules, parse_rounds(args.rounds) if setting is None else list(rules.hand_sizes), setting
+    rules, rounds, name = saved_rules(before, Path(args.out) / "config.json")
+    return rules, rounds, get_setting(name) if name is not None else None
