@@ -229,7 +229,7 @@ def test_previous_is_the_runs_earlier_agents_and_a_resume_refuses_another_pool(t
     assert ValuesTrainer(started, Rules.make(3, 2), tmp_path / "other", quiet=True).pool(0) == (f"ppo:{started.start}", "ppo-v3")
     capsys.readouterr()
     assert main(["train-values", "--out", str(out), *args, "--pool", "previous", "--iterations", "3", "--resume"]) == 2
-    assert "was started with --pool ['previous', 'ppo-v3']" in capsys.readouterr().err
+    assert "was started with --pool previous,ppo-v3" in capsys.readouterr().err
     assert main(["train-values", "--out", str(tmp_path / "bad"), *args, "--pool", "ppo-v3,,rule"]) == 2
     assert "--pool: '' is not an entry" in capsys.readouterr().err and not (tmp_path / "bad").exists()
 

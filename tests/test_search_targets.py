@@ -136,7 +136,7 @@ def test_a_run_with_search_targets_writes_an_agent_that_wizard_eval_plays_and_re
     (out / "config.json").write_text(json.dumps(saved))
     assert main(["train-values", "--out", str(out), *ARGS, "--iterations", "3", "--resume", "--targets", "search",
                  "--search-samples", "2"]) == 2
-    assert "--targets 'rollout'" in capsys.readouterr().err
+    assert "was started with --targets rollout" in capsys.readouterr().err
 
 
 def test_a_run_saved_before_search_targets_resumes_with_the_default_targets(tmp_path: Path):
