@@ -183,6 +183,8 @@ def test_a_resume_of_a_setting_run_keeps_its_setting(tmp_path: Path, capsys):
     saved = json.loads((out / "config.json").read_text())
     assert saved["setting"] == "wizard-3p-5r" and saved["train"]["mix"] == [3]
     capsys.readouterr()
+    assert main(["train-values", "--out", str(out), "--resume", "--mix", "3,4", "--quiet"]) == 2
+    assert "setting 'wizard-3p-5r' fixes the game: --mix" in capsys.readouterr().err
     assert main(["train-values", "--out", str(out), "--resume", "--iterations", "2", "--quiet"]) == 0
     assert "--setting wizard-3p-5r --agents" in capsys.readouterr().out
     resumed = json.loads((out / "config.json").read_text())

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import Rules, parse_rounds
-from wizard_env.envs.settings import Setting, get_setting
+from wizard_env.envs.settings import Setting, get_setting, refuse_beside
 from wizard_env.training.common import rule_opponents, rules_json
 from wizard_env.training.train_values import run_training
 from wizard_env.training.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig, check_config,
@@ -156,4 +156,7 @@ def run_rules(args: argparse.Namespace, before: dict | None) -> tuple[Rules, str
         rules, setting = command_rules(args)
         return rules, parse_rounds(args.rounds) if setting is None else list(rules.hand_sizes), setting
     rules, rounds, name = saved_rules(before, Path(args.out) / "config.json")
-    return rules, rounds, get_setting(name) if name is not None else None
+    setting = get_setting(name) if name is not None else None
+    if setting is not None:
+        refuse_beside(setting, args.given_variant)  # --mix: the run's setting fixes it
+    return rules, rounds, setting
