@@ -148,8 +148,6 @@ def _minutes(seconds: float) -> str:
 
 
 def _train_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
-    import torch
-
     stages = step.values_stages()
     for i, cfg in enumerate(stages, 1):
         if (folder / "checkpoints" / f"iter-{cfg.iterations - 1}.npz").is_file():
@@ -157,7 +155,6 @@ def _train_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, vers
             continue
         resume = (folder / "config.json").exists() or (folder / "data").exists()
         log(f"command {i}/{len(stages)}: wizard train-values --out {folder} {values_command(cfg, step)}{' --resume' if resume else ''}")
-        torch.set_num_threads(cfg.torch_threads)
         run_training(cfg, step.rules(), folder, resume=resume, log=log, rounds=step.keys["rounds"])
     return {"checkpoint": str(checkpoint_of(out, step)), "iterations": stages[-1].iterations}
 

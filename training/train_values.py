@@ -340,19 +340,22 @@ class OutOfTime(Exception):
 def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
                  log=print, rounds: str | int | list[int] = "standard", minutes: float | None = None,
                  header: dict | None = None) -> ValuesTrainer:
-    """Check, lock the folder, run every iteration (until ``minutes`` of the run's wall time have passed, when given)
+    """Check, give torch ``torch_threads``, lock the folder, run every iteration (until ``minutes`` of the run's wall time have passed, when given)
     and plot; the trainer. ``header``: more keys of config.json (``wizard baseline values``' arguments)."""
+    import torch
+
     out = Path(out)
-    check_config(cfg)
-    if cfg.address:
-        check_address(cfg.address)  # one line for a wrong address, before anything is written
     saved = out / "config.json"
     if not resume and (saved.exists() or (out / "data").exists()):
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
-    if resume and saved.exists():
+    if resume and saved.exists():  # a changed setting named as such, before the checks of the settings it leaves odd
         check_resume(read_run_config(saved), cfg, rules_json(rules), out, rounds)
     elif resume and not (out / "data").is_dir():
         raise ValueError(f"--resume: no run in {out} (no config.json)")
+    check_config(cfg)
+    if cfg.address:
+        check_address(cfg.address)  # one line for a wrong address, before anything is written
+    torch.set_num_threads(cfg.torch_threads)
     out.mkdir(parents=True, exist_ok=True)
     with run_lock(out, "wizard train-values"):
         if resume:

@@ -40,10 +40,10 @@ from pathlib import Path
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import Rules, parse_rounds
 from wizard_env.envs.settings import Setting, get_setting, refuse_beside
-from wizard_env.training.common import rule_opponents, rules_json
+from wizard_env.training.common import rule_opponents
 from wizard_env.training.train_values import run_training
-from wizard_env.training.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig, check_config,
-                                               check_resume, read_run_config, saved_rules, saved_settings)
+from wizard_env.training.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig, read_run_config,
+                                               saved_rules, saved_settings)
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
@@ -105,7 +105,6 @@ def run(args: argparse.Namespace) -> int:
     """``wizard train-values``."""
     # the fit, then the rated evaluations and the curve's plot
     require_packages(("torch", "openskill", "matplotlib"), "wizard train-values")
-    import torch
     out = Path(args.out)
     before = read_run_config(out / "config.json") if args.resume and (out / "config.json").is_file() else None
     rules, rounds, setting = run_rules(args, before)
@@ -117,10 +116,6 @@ def run(args: argparse.Namespace) -> int:
     if args.margin is None and before is None:  # from scratch the network plays the plain argmax
         settings["margin"] = ValuesConfig.margin if settings["advice"] else 0.0
     cfg = ValuesConfig(**settings)
-    if before is not None:  # a changed setting named as such, before the checks of the settings it leaves odd
-        check_resume(before, cfg, rules_json(rules), out, rounds)
-    check_config(cfg)  # before torch is given --torch-threads
-    torch.set_num_threads(cfg.torch_threads)
     header = {"setting": setting.name} if setting is not None else None
     trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=rounds, header=header)
     path = f"{trainer.out}/checkpoints/latest.npz"
