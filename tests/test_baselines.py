@@ -306,6 +306,10 @@ def test_values_runs_from_the_cli_records_its_budget_and_resumes_with_its_settin
     assert resumed["done"]["decisions"] >= 200 and (out / "checkpoints" / "iter-1.npz").is_file()
     with pytest.raises(ValueError, match="was run with samples 100, this command asks for 50"):
         tiny_run("values", out, resume=True, samples=50, num_envs=4, hidden=[16])
+    capsys.readouterr()
+    assert main(["train-values", "--out", str(out), "--resume", "--iterations", "3", "--quiet"]) == 2
+    assert f"is a run of wizard baseline values; resume it with wizard baseline values --out {out}" in capsys.readouterr().err
+    assert json.loads((out / "config.json").read_text()) == resumed and not (out / "data" / "iter-2").exists()
 
 
 def test_values_stops_at_its_minutes_after_the_first_iteration(tmp_path):

@@ -337,6 +337,15 @@ class OutOfTime(Exception):
     """The run's ``minutes`` are up: no new chunk is collected."""
 
 
+def check_same_command(before: dict, header: dict | None, out: Path) -> None:
+    """ValueError if the run in ``out`` was started by another command than the one resuming it: ``wizard baseline
+    values`` writes its algorithm (and arguments) into config.json, ``wizard train-values`` does not."""
+    algo, now = before.get("algo"), (header or {}).get("algo")
+    if algo != now:
+        started = f"wizard baseline {algo}" if algo else "wizard train-values"
+        raise ValueError(f"--resume: {out} is a run of {started}; resume it with {started} --out {out} --resume")
+
+
 def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
                  log=print, rounds: str | int | list[int] = "standard", minutes: float | None = None,
                  header: dict | None = None) -> ValuesTrainer:
@@ -349,7 +358,9 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
     if not resume and (saved.exists() or (out / "data").exists()):
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     if resume and saved.exists():  # a changed setting named as such, before the checks of the settings it leaves odd
-        check_resume(read_run_config(saved), cfg, rules_json(rules), out, rounds)
+        before = read_run_config(saved)
+        check_same_command(before, header, out)
+        check_resume(before, cfg, rules_json(rules), out, rounds)
     elif resume and not (out / "data").is_dir():
         raise ValueError(f"--resume: no run in {out} (no config.json)")
     check_config(cfg)
