@@ -56,7 +56,10 @@ def wizard(argv: list[str]) -> None:
 def evaluation(out: Path, argv: list[str], games: int, seed: int) -> dict:
     """The baseline's entry in ``out/eval.json``, evaluating first unless it holds these games and seed already."""
     path = out / "eval.json"
-    saved = json.loads(path.read_text()) if path.is_file() else None
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError):  # none yet, or unreadable: evaluated (again)
+        saved = None
     if saved is None or (saved.get("deals"), saved.get("seed")) != (games, seed):
         wizard(["eval", *argv, "--games", str(games), "--seed", str(seed), "--out", str(out), "--quiet"])
         saved = json.loads(path.read_text())
