@@ -14,8 +14,8 @@ For each algorithm and seed it runs, one after another, the commands docs/baseli
 (``SHORT`` is the setting's name without ``wizard-`` and dashes, such as ``4p5r``; ``maskable-ppo``'s folder is
 ``ppo-SHORT-S``), then prints the row, from the run's ``config.json`` (or checkpoint) and the two ``eval.json``: the
 decisions, the mean score and the paired margin to the setting's opponents with their 95% intervals, the bid accuracy
-and the paired margin to random. A run folder that exists already is evaluated as it is (train it further with
-``wizard baseline ... --resume``), and an evaluation whose ``eval.json`` exists with the same games and seed is read,
+and the paired margin to random. A run stopped by Ctrl-C is resumed to its budget; any other run folder that exists
+already is evaluated as it is (train it further with ``wizard baseline ... --resume``), and an evaluation whose ``eval.json`` exists with the same games and seed is read,
 not played again, so a stopped script continues where it was. Options after ``--`` go to every ``wizard baseline``
 (for example ``-- --num-envs 4``; the row's command shows them). The rows go to standard output, the commands' own
 output to standard error. Ctrl-C stops the command running (a baseline keeps what it has, for ``--resume``)
@@ -66,6 +66,15 @@ def evaluation(out: Path, argv: list[str], games: int, seed: int) -> dict:
     return next(spec for spec in saved["specs"] if spec["name"].startswith("baseline:"))
 
 
+def stopped_by(out: Path) -> str | None:
+    """What stopped the run in ``out`` (``minutes``, ``steps`` or ``interrupt``), from its config.json's ``done``; None
+    where that is not known (no ``done``: ``maskable-ppo``'s config.json, or a run killed before it wrote it)."""
+    try:
+        return json.loads((out / "config.json").read_text())["done"]["stopped_by"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def decisions(out: Path) -> int:
     """The learner decisions the run in ``out`` reached: its ``done`` in config.json, or its checkpoint's count
     (``maskable-ppo`` writes ``wizard train``'s config.json, which has no ``done``)."""
@@ -107,11 +116,13 @@ def main(argv: list[str] | None = None) -> int:
             out = run_folder(args.runs, algo, args.setting, seed)
             train = ["baseline", algo, "--setting", args.setting, "--seed", str(seed), "--minutes", f"{args.minutes:g}",
                      "--steps", str(args.steps), "--out", str(out), *extra]
-            if out.exists():
+            if not out.exists():
+                wizard([*train, "--quiet"])
+            elif stopped_by(out) == "interrupt":  # Ctrl-C stopped it: it goes on to its budget
+                wizard([*train, "--resume", "--quiet"])
+            else:
                 print(f"{out} holds a run: evaluated as it is (wizard baseline ... --resume trains it further)",
                       file=sys.stderr)
-            else:
-                wizard([*train, "--quiet"])
             agent = f"baseline:{out}"
             rule = evaluation(out / "eval", ["--setting", args.setting, "--agents", agent], args.games, args.eval_seed)
             random = evaluation(out / "eval-random", [*rules, "--agents", f"{agent},{randoms}", "--reference", "random"],

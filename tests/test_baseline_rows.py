@@ -37,6 +37,12 @@ def test_a_row_is_trained_evaluated_and_printed_once_and_read_back_after(tmp_pat
     assert again.out.splitlines()[2].split("|")[3:] == rows[2].split("|")[3:] and "evaluated as it is" in again.err
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == stamps
 
+    config = json.loads((out / "config.json").read_text())  # as Ctrl-C leaves it: the run goes on, then is read back
+    (out / "config.json").write_text(json.dumps({**config, "done": {**config["done"], "stopped_by": "interrupt"}}))
+    assert main([*TINY, "--runs", str(runs), "--", "--num-envs", "4", "--eval-deals", "2", "--steps", "200"]) == 0
+    assert "--resume --quiet" in capfd.readouterr().err
+    assert json.loads((out / "config.json").read_text())["done"]["stopped_by"] == "steps"
+
 
 def test_a_failing_command_stops_the_script_with_its_status_and_no_rows(tmp_path: Path, capfd):
     with pytest.raises(SystemExit) as stopped:
