@@ -14,12 +14,12 @@ For each algorithm and seed it runs, one after another, the commands docs/baseli
 (``SHORT`` is the setting's name without ``wizard-`` and dashes, such as ``4p5r``; ``maskable-ppo``'s folder is
 ``ppo-SHORT-S``), then prints the row, from the run's ``config.json`` (or checkpoint) and the two ``eval.json``: the
 decisions, the mean score and the paired margin to the setting's opponents with their 95% intervals, the bid accuracy
-and the paired margin to random. A run stopped by Ctrl-C is resumed to its budget; any other run folder that exists
-already is evaluated as it is (train it further with ``wizard baseline ... --resume``), and an evaluation whose ``eval.json`` exists with the same games and seed is read,
-not played again, so a stopped script continues where it was. Options after ``--`` go to every ``wizard baseline``
-(for example ``-- --num-envs 4``; the row's command shows them). The rows go to standard output, the commands' own
-output to standard error. Ctrl-C stops the command running (a baseline keeps what it has, for ``--resume``)
-and the script.
+and the paired margin to random. A stopped script continues where it was: a run stopped by Ctrl-C is resumed to its
+budget, any other run folder that exists already is evaluated as it is (train it further with ``wizard baseline ...
+--resume``), and an evaluation whose ``eval.json`` exists with the same games and seed is read, not played again.
+Options after ``--`` go to every ``wizard baseline`` (for example ``-- --num-envs 4``; the row's command shows them).
+The rows go to standard output, the commands' own output to standard error. Ctrl-C stops the command running (a
+baseline keeps what it has, for ``--resume``) and the script.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from pathlib import Path
 
 from wizard_env.agents.ppo_agent import load_checkpoint
 from wizard_env.envs.settings import SETTINGS, get_setting
+from wizard_env.training.eval_suite import Figure, pm
 
 ALGOS = ("dmc", "dqn", "nfsp", "nfsp-self", "maskable-ppo", "values")
 #: What a row's decisions count, where it is not every decision the learner played.
@@ -85,12 +86,11 @@ def decisions(out: Path) -> int:
 
 
 def row(algo: str, seed: int, command: str, out: Path, rule: dict, random: dict) -> str:
-    """One Markdown row of docs/baselines.md."""
-    def margin(spec: dict) -> str:
-        return f"{spec['diff']:+.1f} ± {spec['diff_ci95']:.1f}"
-    return (f"| {algo}, seed {seed} | `{command}` | {decisions(out):,}{COUNTED.get(algo, '')} | "
-            f"{rule['mean_score']:.1f} ± {rule['ci95']:.1f} | {margin(rule)} | {100 * rule['bid_accuracy']:.1f}% | "
-            f"{margin(random)} |")
+    """One Markdown row of docs/baselines.md (figures as ``wizard eval-suite``'s tables show them)."""
+    score, to_rule, to_random = (Figure(rule["mean_score"], rule["ci95"]), Figure(rule["diff"], rule["diff_ci95"]),
+                                 Figure(random["diff"], random["diff_ci95"]))
+    return (f"| {algo}, seed {seed} | `{command}` | {decisions(out):,}{COUNTED.get(algo, '')} | {pm(score, sign=False)} | "
+            f"{pm(to_rule)} | {100 * rule['bid_accuracy']:.1f}% | {pm(to_random)} |")
 
 
 def main(argv: list[str] | None = None) -> int:

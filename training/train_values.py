@@ -349,8 +349,8 @@ def check_same_command(before: dict, header: dict | None, out: Path) -> None:
 def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
                  log=print, rounds: str | int | list[int] = "standard", minutes: float | None = None,
                  header: dict | None = None) -> ValuesTrainer:
-    """Check, give torch ``torch_threads``, lock the folder, run every iteration (until ``minutes`` of the run's wall time have passed, when given)
-    and plot; the trainer. ``header``: more keys of config.json (``wizard baseline values``' arguments)."""
+    """Check, give torch ``torch_threads``, lock the folder, run every iteration (until ``minutes`` of the run's wall
+    time have passed, when given) and plot; the trainer. ``header``: more keys of config.json (``wizard baseline values``' arguments)."""
     import torch
 
     out = Path(out)
