@@ -178,6 +178,7 @@ def test_a_resume_with_a_changed_recipe_a_used_folder_and_a_missing_run_are_refu
     ('name = "publish"', 'name = "fit"', "step 5, key 'name'"),
     ('kind = "eval-suite"\ncheckpoint = "margins"\n', 'kind = "eval-suite"\n', "step 4 'battery', key 'checkpoint'"),
     ('name = "tiny"', "name = [1]", "key 'name'"),
+    ("eval_deals = 2\n", 'eval_deals = 2\ndata_from = ["data"]\n', "step 1 'data', key 'data_from'"),
 ])
 def test_a_bad_recipe_is_named_by_file_step_and_key(tmp_path: Path, old, new, where):
     assert old in TINY
@@ -232,3 +233,15 @@ def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, star
     assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("start", "workers", "iterations")} == trained
     assert {k: getattr(cfg, k) for k in distinct} == distinct and cfg.targets == "search"
     assert recipe.step("battery").keys["references"][0] == reference
+
+
+def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_names(tmp_path: Path):
+    first = TINY.split("[[step.stage]]")[0]  # the data step, one iteration
+    more = first.split("[[step]]")[1].replace('name = "data"', 'name = "more"').replace("eval_deals = 2", 'eval_deals = 2\ndata_from = ["data"]\nseed = 1')
+    out = tmp_path / "run"
+    quiet_run(write_recipe(tmp_path, first + "[[step]]" + more), out)
+    config = json.loads((out / "steps" / "more" / "config.json").read_text())
+    assert config["train"]["data_from"] == [str((out / "steps" / "data").resolve())]
+    fitted = load_checkpoint(out / "steps" / "more" / "checkpoints" / "iter-0.npz")[0]
+    own = load_checkpoint(out / "steps" / "data" / "checkpoints" / "iter-0.npz")[0]
+    assert fitted["train"]["data_from"] == config["train"]["data_from"] and own["train"]["data_from"] == []

@@ -14,7 +14,7 @@ from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.agents.rule_features import FEATURES
 from wizard_env.training import rollout_values as rv
 from wizard_env.training.rollout_values import VALUE_SCALE
-from wizard_env.training.train_values import ValuesConfig, run_training
+from wizard_env.training.train_values import ValuesConfig, run_chunks, run_training
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.rules import Rules
 
@@ -190,3 +190,36 @@ def test_a_resume_of_a_setting_run_keeps_its_setting(tmp_path: Path, capsys):
     resumed = json.loads((out / "config.json").read_text())
     assert {k: resumed[k] for k in ("setting", "rules", "rounds")} == {k: saved[k] for k in ("setting", "rules", "rounds")}
     assert (out / "checkpoints" / "iter-1.npz").is_file()
+
+
+def test_data_from_adds_the_data_of_earlier_runs_to_every_fit_and_names_what_it_cannot_read(tmp_path: Path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    run(first, dataclasses.replace(TINY, iterations=2, seed=1))
+    lines: list[str] = []
+    cfg = dataclasses.replace(TINY, data_from=[str(first)])
+    run_training(cfg, RULES, second, log=lines.append, rounds=3)
+    used = [run_chunks(folder, dataclasses.replace(TINY, iterations=k + 1), RULES, [k], 3)
+            for folder, k in ((first, 0), (first, 1), (second, 0))]  # the chunks each iteration used, in order
+    sizes = [rv.read_chunk(path).advice.size for chunks in used for path in chunks]
+    fitted = [int(line.split("fitted ")[1].split(" ")[0].replace(",", "")) for line in lines if "fitted" in line]
+    assert len(used[0]) + len(used[1]) >= 12  # so a chunk of the first run is held out too
+    assert fitted == [sum(n for i, n in enumerate(sizes) if i % 12 != 11)]  # every 12th chunk of the list held out
+    assert f"--data-from: {sum(sizes[:-len(used[2])]):,} decisions in {len(used[0]) + len(used[1])} chunks" in lines[0]
+    assert json.loads((second / "config.json").read_text())["train"]["data_from"] == [str(first)]
+    with pytest.raises(ValueError, match="--data-from"):  # a resume keeps the runs it reads
+        run(second, dataclasses.replace(TINY, iterations=2), resume=True)
+
+    unfinished = tmp_path / "unfinished"
+    run(unfinished)
+    config = json.loads((unfinished / "config.json").read_text())
+    config["train"]["iterations"] = 2  # as a run stopped before its second iteration
+    (unfinished / "config.json").write_text(json.dumps(config))
+    scratch = tmp_path / "scratch"
+    run(scratch, dataclasses.replace(TINY, advice=False, margin=0.0))
+    for names, message in [([str(tmp_path / "none")], "no wizard train-values run there"),
+                           ([str(first), str(first)], "named twice"), ([str(tmp_path / "new")], "this run's own folder"),
+                           ([str(unfinished)], "iteration 1 of the train-values run is not finished.*finish that run first"),
+                           ([str(scratch)], r"stored with the action played \(--no-advice\), this run's with RuleAgent's choice")]:
+        with pytest.raises(ValueError, match=f"--data-from .*{message}"):
+            run(tmp_path / "new", dataclasses.replace(TINY, data_from=names))
+        assert not (tmp_path / "new").exists()

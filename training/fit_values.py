@@ -24,7 +24,7 @@ from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
 from .common import check_ranges
-from .train_values import CHUNK_RECOVERY, ValuesConfig, ValuesTrainer, advice_bonus, check_config, checkpoint_config
+from .train_values import CHUNK_RECOVERY, ValuesConfig, advice_bonus, check_config, checkpoint_config
 
 #: Held-out decisions that measure a fit, at most (as train-values measures its iterations).
 CHECK_DECISIONS = 30_000
@@ -64,19 +64,6 @@ def check_fit(run: ValuesConfig, fit: FitConfig) -> None:
     """ValueError naming (as its option) the first impossible setting of the fit."""
     check_ranges(fit, RANGES, ("learning_rate",))
     check_config(fitted_config(run, fit))  # the network's size against the checkpoint's limits
-
-
-def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[int],
-               rounds: str | int | list[int] = "standard") -> list[Path]:
-    """The chunk files ``iterations`` of the train-values run in ``folder`` used, in iteration order; ValueError
-    naming an iteration whose data is not all there."""
-    trainer = ValuesTrainer(run, rules, folder, quiet=True, log=lambda line: None, rounds=rounds)
-    chunks: list[Path] = []
-    for k in iterations:
-        if not trainer.checkpoint(k).is_file():
-            raise ValueError(f"{folder}: iteration {k} of the train-values run is not finished (no {trainer.checkpoint(k)})")
-        chunks += trainer.collect(k)[0]  # a finished iteration's chunks are all on disk: this only reads them
-    return chunks
 
 
 def fit_fresh(chunks: list[Path], run: ValuesConfig, fit: FitConfig, rules: Rules, out: Path, iteration: int,

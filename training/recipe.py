@@ -6,7 +6,7 @@ folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that 
 
 | kind | what it runs | keys (default) |
 | --- | --- | --- |
-| ``train-values`` | ``wizard train-values``: one command per ``[[step.stage]]``, the later ones with ``--resume`` | every ``ValuesConfig`` field (its default; a relative ``start``, and a relative checkpoint path in ``pool``, a list of strings, is read from the recipe's folder), ``players`` (4, the evaluations), ``rounds`` ("standard"); a stage sets what a resume may change (``iterations``, ``data``, ``epochs``, ``learning_rate``, ``workers``, ``eval_deals``) |
+| ``train-values`` | ``wizard train-values``: one command per ``[[step.stage]]``, the later ones with ``--resume`` | every ``ValuesConfig`` field (its default; a relative ``start``, and a relative checkpoint path in ``pool``, a list of strings, is read from the recipe's folder; ``data_from`` names earlier train-values steps), ``players`` (4, the evaluations), ``rounds`` ("standard"); a stage sets what a resume may change (``iterations``, ``data``, ``epochs``, ``learning_rate``, ``workers``, ``eval_deals``) |
 | ``fit-values`` | a fresh network on the data of a train-values step (``fit_values``) | ``data`` (the step), ``iterations`` (all of them), every ``FitConfig`` field |
 | ``margins`` | the margin grid on held-out deals (``margins``) | ``checkpoint`` (a step), every ``MarginGrid`` field |
 | ``eval-suite`` | ``wizard eval-suite ppo:CHECKPOINT`` (``eval_suite``) | ``checkpoint``, ``deals`` (2000), ``seed`` (1), ``references`` (["ppo"]), ``reference_deals``, ``players`` ([3, 5, 6]), ``skip`` ([]) |
@@ -63,7 +63,7 @@ def _dataclass_keys(cls) -> dict[str, tuple[str, Any]]:
 
 #: The keys of each kind of step besides ``name`` and ``kind``: (kind of value, default).
 KEYS: dict[str, dict[str, tuple[str, Any]]] = {
-    "train-values": {**_dataclass_keys(ValuesConfig), "pool": ("strs", []), "players": ("int", 4),
+    "train-values": {**_dataclass_keys(ValuesConfig), "pool": ("strs", []), "data_from": ("strs", []), "players": ("int", 4),
                      "rounds": ("rounds", "standard"), "stage": ("stages", [])},
     "fit-values": {"data": ("step", None), "iterations": ("ints", None), **_dataclass_keys(FitConfig)},
     "margins": {"checkpoint": ("step", None), **_dataclass_keys(MarginGrid)},
@@ -229,6 +229,9 @@ def _step(index: int, table: dict[str, Any], before: list[Step], fail, folder: P
     if kind == "train-values":  # the pool's checkpoints, as ``start``
         keys["pool"] = [str((folder / e).resolve()) if names_checkpoint(e) and not Path(e).is_absolute() else e
                         for e in keys["pool"]]
+        for earlier in keys["data_from"]:  # steps, whose folders the run reads
+            if not any(s.name == earlier and s.kind == "train-values" for s in before):
+                raise fail(f"{where}, key 'data_from'", f"{earlier!r} is not an earlier step of kind train-values")
     step = Step(index, name, kind, keys)
     for key, (value_kind, _) in schema.items():
         if value_kind == "step" and keys[key] is not None:

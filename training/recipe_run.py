@@ -21,10 +21,10 @@ from wizard_env.util.stopwatch import Stopwatch
 
 from . import eval_suite, train_report
 from .common import run_lock
-from .fit_values import fit_fresh, run_chunks
+from .fit_values import fit_fresh
 from .margins import copy_checkpoint, run_grid
 from .recipe import Recipe, Step, first_change
-from .train_values import ValuesConfig, run_training
+from .train_values import ValuesConfig, run_chunks, run_training
 
 FORMAT = "wizard-recipe-run/1"
 DONE = "done.json"
@@ -148,7 +148,8 @@ def _minutes(seconds: float) -> str:
 
 
 def _train_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
-    stages = step.values_stages()
+    earlier = [str(step_folder(out, recipe.step(name)).resolve()) for name in step.keys["data_from"]]  # their folders
+    stages = [dataclasses.replace(cfg, data_from=earlier) for cfg in step.values_stages()]
     for i, cfg in enumerate(stages, 1):
         if (folder / "checkpoints" / f"iter-{cfg.iterations - 1}.npz").is_file():
             log(f"command {i}/{len(stages)} finished earlier, kept")

@@ -31,7 +31,9 @@ iteration improves on the agent of the one before (against itself as well as aga
 CHECKPOINT`` gives iteration 0 that role: its data are collected by that agent (the shipped ``ppo``, say) and its fit
 starts from its weights, so expert iteration can start from a trained network rather than from RuleAgent. With
 ``--data all`` it fits the data of every iteration so far: the values of a mix of the earlier agents, as in
-fictitious play, which kept the improvement steps from undoing each other (model card).
+fictitious play, which kept the improvement steps from undoing each other (model card). ``--data-from DIR,...`` adds
+the data of earlier runs to every fit, before the run's own (``data_from_chunks``): every iteration each run's
+config.json names, as it names them when the fit reads them, so a run named there should be finished first.
 
 **From scratch** (``--no-advice``, ``ValuesConfig.advice`` False; ``wizard baseline values`` runs it): nothing comes
 from RuleAgent but the play of the seats it holds as an opponent (``--rule-tables``, and the evaluations). The
@@ -72,7 +74,8 @@ from .common import rules_json, run_lock
 from .opponent_pool import build_pool, pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
-from .values_config import SAMPLE_BYTES, ValuesConfig, check_config, check_resume, read_run_config
+from .values_config import (SAMPLE_BYTES, ValuesConfig, check_config, check_resume, read_run_config, saved_rules,
+                            saved_settings)
 
 
 def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
@@ -143,6 +146,7 @@ class ValuesTrainer:
         self.mix = [Rules.make(n, rounds, rules.bidding.value, rules.bid_total_rule, rules.foresight) for n in cfg.mix]
         self.started = time.monotonic()
         self.curve = train_report.Curve(self.out / "curve.csv")
+        self.earlier_runs: list[Path] = []  #: the chunks of the ``--data-from`` runs, which every fit reads first
 
     def checkpoint(self, iteration: int) -> Path:
         """Where iteration ``iteration``'s agent is saved."""
@@ -317,7 +321,7 @@ class ValuesTrainer:
                          f"{iteration - 1} (--resume with more minutes continues)")
                 break
             self.samples += decisions
-            earlier = [c for k in range(iteration) for c in self.collect(k)[0]] if self.cfg.data == "all" else []
+            earlier = self.earlier_runs + ([c for k in range(iteration) for c in self.collect(k)[0]] if self.cfg.data == "all" else [])
             fitting = time.monotonic()
             agent, stats = self.fit(iteration, earlier + own, self.samples)
             fitting = time.monotonic() - fitting
@@ -331,6 +335,49 @@ class ValuesTrainer:
                 self.log(train_report.format_row(self.samples, time.monotonic() - self.started, row).replace("step", "decisions", 1))
         assert agent is not None  # check_config: at least one iteration
         return agent
+
+
+def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[int],
+               rounds: str | int | list[int] = "standard") -> list[Path]:
+    """The chunk files ``iterations`` of the train-values run in ``folder`` used, in iteration order; ValueError
+    naming an iteration whose data is not all there."""
+    trainer = ValuesTrainer(run, rules, folder, quiet=True, log=lambda line: None, rounds=rounds)
+    chunks: list[Path] = []
+    for k in iterations:
+        if not trainer.checkpoint(k).is_file():
+            raise ValueError(f"{folder}: iteration {k} of the train-values run is not finished (no {trainer.checkpoint(k)})")
+        chunks += trainer.collect(k)[0]  # a finished iteration's chunks are all on disk: this only reads them
+    return chunks
+
+
+def data_from_chunks(cfg: ValuesConfig, out: Path) -> list[Path]:
+    """The chunks of ``--data-from``'s runs, in the order given: of each, every iteration its config.json names;
+    ValueError naming the first folder that is not a finished train-values run (or is named twice, or is ``out``)
+    or whose data read RuleAgent's advice where this run's do not, or the other way round."""
+    chunks: list[Path] = []
+    for i, folder in enumerate(map(Path, cfg.data_from)):
+        where = f"--data-from {folder}"
+        if folder.resolve() == out.resolve():
+            raise ValueError(f"{where}: that is this run's own folder (--data all fits its own earlier iterations)")
+        if any(folder.resolve() == Path(other).resolve() for other in cfg.data_from[:i]):
+            raise ValueError(f"{where}: named twice; name each run once")
+        path = folder / "config.json"
+        if not path.is_file():
+            raise ValueError(f"{where}: no wizard train-values run there (no config.json)")
+        try:
+            config = read_run_config(path)
+            rules, rounds, _ = saved_rules(config, path)
+        except ValueError as e:
+            raise ValueError(f"{where}: {str(e).removeprefix('--resume: ')}") from None
+        run = ValuesConfig(**saved_settings(config))
+        if run.advice != cfg.advice:
+            stored = {True: "RuleAgent's choice", False: "the action played (--no-advice)"}
+            raise ValueError(f"{where}: its decisions are stored with {stored[run.advice]}, this run's with {stored[cfg.advice]}")
+        try:
+            chunks += run_chunks(folder, run, rules, list(range(run.iterations)), rounds)
+        except ValueError as e:
+            raise ValueError(f"--data-from {e}; finish that run first (wizard train-values --out {folder} --resume)") from None
+    return chunks
 
 
 class OutOfTime(Exception):
@@ -364,6 +411,7 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
     elif resume and not (out / "data").is_dir():
         raise ValueError(f"--resume: no run in {out} (no config.json)")
     check_config(cfg)
+    earlier_runs = data_from_chunks(cfg, out)  # their folders named, before anything is written
     if cfg.address:
         check_address(cfg.address)  # one line for a wrong address, before anything is written
     torch.set_num_threads(cfg.torch_threads)
@@ -376,6 +424,10 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
         config = {**(header or {}), "train": dataclasses.asdict(cfg), "rules": rules_json(rules), "rounds": rounds}
         train_report.write_json(saved, config)
         trainer = ValuesTrainer(cfg, rules, out, quiet, log, rounds, minutes)
+        trainer.earlier_runs = earlier_runs
+        if earlier_runs and not quiet:
+            decisions = sum(chunk_samples(path) for path in earlier_runs)
+            log(f"--data-from: {decisions:,} decisions in {len(earlier_runs)} chunks of {len(cfg.data_from)} run(s) join every fit")
 
         def record_done() -> None:  # with a header, config.json says what the run did, as a baseline's does
             if header is not None:

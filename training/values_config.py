@@ -52,6 +52,7 @@ class ValuesConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network
     features: bool = False  #: the network also reads RuleAgent's numbers for every action (its chances of a card holding the trick, of a bid being met)
     data: str = "last"  #: what an iteration fits: its own data (last) or the data of every iteration so far (all)
+    data_from: list[str] = field(default_factory=list)  #: earlier train-values runs (their folders, by comma) whose data every fit of this run also reads, before the run's own: the chunks of every iteration each one's config.json names, all finished, of a run that reads RuleAgent's advice as this one does, or not
     epochs: int = 4  #: passes over the data of a fit
     learning_rate: float = 1e-3  #: Adam's step size, decayed linearly to 5% over the fit
     batch_size: int = 512  #: decisions per gradient step
@@ -86,9 +87,9 @@ RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "l
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
                   "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
-                  "advice": True}
+                  "advice": True, "data_from": []}
 #: The settings that are lists of strings (the other lists hold integers).
-STRING_LISTS = ("pool",)
+STRING_LISTS = ("pool", "data_from")
 
 
 def check_config(cfg: ValuesConfig) -> None:

@@ -10,6 +10,8 @@
                                                      # a quarter against an earlier network: the run's own or ppo-v3
     wizard train-values --out runs/exit --targets search --start agents/pretrained/wizard-v1.npz --hidden 512,256 --features
                                                      # expert iteration from the shipped network
+    wizard train-values --out runs/next --data-from runs/exit,runs/exit2 --data all ...
+                                                     # every fit also reads the data of two earlier runs
     wizard train-values --out runs/small --setting wizard-3p-5r   # the setting's game; evaluated against its RuleAgents
     wizard train-values --out runs/scratch --no-advice --setting wizard-3p-5r --rule-tables 1 --iterations 5
                                                      # from scratch: the observation alone, random play first
@@ -85,6 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hidden", help=f"{docs['hidden']} (default {','.join(map(str, d.hidden))})")
     parser.add_argument("--features", action="store_const", const=True, help=docs["features"])
     parser.add_argument("--data", choices=DATA, help=f"{docs['data']} (default {d.data})")
+    parser.add_argument("--data-from", metavar="DIR,DIR,...", help=docs["data_from"])
     parser.add_argument("--mix", action=Given,
                         help=f"{docs['mix']} (default {','.join(map(str, d.mix))}); --players sets the count of the evaluations")
     add_setting_option(parser, "its rules and player count, and its opponents (RuleAgents) in the evaluations and the "
@@ -137,8 +140,9 @@ def given_settings(args: argparse.Namespace) -> dict:
             raise ValueError(f"--hidden {short_repr(args.hidden)}: expected layer sizes such as 256,256") from None
     if args.mix is not None:
         given["mix"] = parse_mix(args.mix)
-    if args.pool is not None:
-        given["pool"] = args.pool.split(",") if args.pool else []
+    for key in ("pool", "data_from"):  # lists of strings, by comma
+        if getattr(args, key) is not None:
+            given[key] = getattr(args, key).split(",") if getattr(args, key) else []
     if args.start is not None:
         given["start"] = args.start
     return given
