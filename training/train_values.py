@@ -70,12 +70,12 @@ from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
 from . import train_report
+from .chunk_worker import CHUNK_RECOVERY, _chunk_samples, _collect_chunk, chunk_samples
 from .common import rules_json, run_lock
-from .opponent_pool import build_pool, pool_specs, read_checkpoints
+from .opponent_pool import pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
-from .values_config import (SAMPLE_BYTES, ValuesConfig, check_config, check_resume, read_run_config, saved_rules,
-                            saved_settings)
+from .values_config import SAMPLE_BYTES, ValuesConfig, check_config, check_resume, earlier_runs, read_run_config
 
 
 def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
@@ -92,44 +92,6 @@ def advice_bonus(cfg: ValuesConfig) -> float | dict[str, float]:
     if cfg.play_margin is None:
         return cfg.margin * rv.VALUE_SCALE
     return {"bid": cfg.margin * rv.VALUE_SCALE, "play": cfg.play_margin * rv.VALUE_SCALE}
-
-
-def _collect_chunk(task: tuple) -> tuple[str, int]:
-    """Worker: one data chunk, written atomically to ``path``; (path, samples)."""
-    samples = _chunk_samples(task)
-    rv.write_chunk(task[0], samples)
-    return task[0], len(samples.advice)
-
-
-def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None, read: dict | None = None) -> rv.ValueSamples:
-    """Worker: the decisions of one data chunk, not written (a Ray task returns them to the driver). ``agent``: the
-    (config, weights) of the task's checkpoint, and ``read`` those of the pool's (``opponent_pool.read_checkpoints``),
-    already read (a cluster's machines need not see the driver's files)."""
-    path, rules, games, seed, phases, share, checkpoint, torch_threads, search_samples, search_top = task[:10]
-    rule_tables, pool, pool_tables, advice = task[10:]
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(torch_threads, user_api="blas")
-    behaviour = None
-    if checkpoint:
-        config, weights = agent if agent is not None else load_checkpoint(checkpoint)
-        behaviour = PPOAgent(config, weights, seed=np.random.default_rng([seed, 3]), source=checkpoint)
-    return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour,
-                             search_samples=search_samples, search_top=search_top, rule_tables=rule_tables,
-                             pool=build_pool(pool, seed, read), pool_tables=pool_tables, advice=advice)
-
-
-#: How to recover from a damaged data chunk: chunk N of an iteration is a function of the run's seed and the agent
-#: of the iteration before, so the run collects the same chunk again.
-CHUNK_RECOVERY = "delete it and run again with --resume: it will be collected again"
-
-
-def chunk_samples(path: Path) -> int:
-    """Decisions in a finished chunk file, read whole and checked; ValueError naming it and how to recover."""
-    try:
-        return len(rv.read_chunk(path).advice)
-    except ValueError as e:
-        raise ValueError(f"{e}; {CHUNK_RECOVERY}") from None
 
 
 class ValuesTrainer:
@@ -352,27 +314,9 @@ def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[i
 
 def data_from_chunks(cfg: ValuesConfig, out: Path) -> list[Path]:
     """The chunks of ``--data-from``'s runs, in the order given: of each, every iteration its config.json names;
-    ValueError naming the first folder that is not a finished train-values run (or is named twice, or is ``out``)
-    or whose data read RuleAgent's advice where this run's do not, or the other way round."""
+    ValueError naming the first folder that is not such a run (``values_config.earlier_runs``) or not finished."""
     chunks: list[Path] = []
-    for i, folder in enumerate(map(Path, cfg.data_from)):
-        where = f"--data-from {folder}"
-        if folder.resolve() == out.resolve():
-            raise ValueError(f"{where}: that is this run's own folder (--data all fits its own earlier iterations)")
-        if any(folder.resolve() == Path(other).resolve() for other in cfg.data_from[:i]):
-            raise ValueError(f"{where}: named twice; name each run once")
-        path = folder / "config.json"
-        if not path.is_file():
-            raise ValueError(f"{where}: no wizard train-values run there (no config.json)")
-        try:
-            config = read_run_config(path)
-            rules, rounds, _ = saved_rules(config, path)
-        except ValueError as e:
-            raise ValueError(f"{where}: {str(e).removeprefix('--resume: ')}") from None
-        run = ValuesConfig(**saved_settings(config))
-        if run.advice != cfg.advice:
-            stored = {True: "RuleAgent's choice", False: "the action played (--no-advice)"}
-            raise ValueError(f"{where}: its decisions are stored with {stored[run.advice]}, this run's with {stored[cfg.advice]}")
+    for folder, run, rules, rounds in earlier_runs(cfg, out):
         try:
             chunks += run_chunks(folder, run, rules, list(range(run.iterations)), rounds)
         except ValueError as e:

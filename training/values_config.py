@@ -228,6 +228,33 @@ def saved_rules(config: dict, path: Path) -> tuple[Rules, str | int | list[int],
     return rules, rounds, setting if isinstance(setting, str) and setting in SETTINGS else None
 
 
+def earlier_runs(cfg: ValuesConfig, out: Path) -> list[tuple[Path, ValuesConfig, Rules, str | int | list[int]]]:
+    """The runs of ``--data-from``: each folder with its settings, rules and ``--rounds``; ValueError naming the first
+    folder that is ``out``, is named twice, holds no readable config.json, or whose decisions are stored with
+    RuleAgent's choice where this run's are stored with the action played (``--no-advice``), or the other way round."""
+    runs = []
+    for i, folder in enumerate(map(Path, cfg.data_from)):
+        where = f"--data-from {folder}"
+        if folder.resolve() == out.resolve():
+            raise ValueError(f"{where}: that is this run's own folder (--data all fits its own earlier iterations)")
+        if any(folder.resolve() == Path(other).resolve() for other in cfg.data_from[:i]):
+            raise ValueError(f"{where}: named twice; name each run once")
+        path = folder / "config.json"
+        if not path.is_file():
+            raise ValueError(f"{where}: no wizard train-values run there (no config.json)")
+        try:
+            config = read_run_config(path)
+            rules, rounds, _ = saved_rules(config, path)
+        except ValueError as e:
+            raise ValueError(f"{where}: {str(e).removeprefix('--resume: ')}") from None
+        run = ValuesConfig(**saved_settings(config))
+        if run.advice != cfg.advice:
+            stored = {True: "RuleAgent's choice", False: "the action played (--no-advice)"}
+            raise ValueError(f"{where}: its decisions are stored with {stored[run.advice]}, this run's with {stored[cfg.advice]}")
+        runs.append((folder, run, rules, rounds))
+    return runs
+
+
 def as_option(key: str, value: object) -> str:
     """The ``wizard train-values`` option that sets the config's ``key`` to ``value`` ("" where a run without the
     option has it: a flag off, no --start, no --play-margin)."""
