@@ -198,7 +198,7 @@ def test_data_from_adds_the_data_of_earlier_runs_to_every_fit_and_names_what_it_
     lines: list[str] = []
     cfg = dataclasses.replace(TINY, data_from=[str(first)])
     run_training(cfg, RULES, second, log=lines.append, rounds=3)
-    used = [run_chunks(folder, dataclasses.replace(TINY, iterations=k + 1), RULES, [k], 3)
+    used = [run_chunks(folder, dataclasses.replace(TINY, iterations=k + 1), RULES, [k], 3)[0]
             for folder, k in ((first, 0), (first, 1), (second, 0))]  # the chunks each iteration used, in order
     sizes = [rv.read_chunk(path).advice.size for chunks in used for path in chunks]
     fitted = [int(line.split("fitted ")[1].split(" ")[0].replace(",", "")) for line in lines if "fitted" in line]

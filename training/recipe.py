@@ -63,7 +63,7 @@ def _dataclass_keys(cls) -> dict[str, tuple[str, Any]]:
 
 #: The keys of each kind of step besides ``name`` and ``kind``: (kind of value, default).
 KEYS: dict[str, dict[str, tuple[str, Any]]] = {
-    "train-values": {**_dataclass_keys(ValuesConfig), "pool": ("strs", []), "data_from": ("strs", []), "players": ("int", 4),
+    "train-values": {**_dataclass_keys(ValuesConfig), "pool": ("strs", []), "data_from": ("steps", []), "players": ("int", 4),
                      "rounds": ("rounds", "standard"), "stage": ("stages", [])},
     "fit-values": {"data": ("step", None), "iterations": ("ints", None), **_dataclass_keys(FitConfig)},
     "margins": {"checkpoint": ("step", None), **_dataclass_keys(MarginGrid)},
@@ -78,14 +78,14 @@ def _fits(kind: str, value: Any) -> bool:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     ints = isinstance(value, list) and all(type(v) is int for v in value)
     return {"int": type(value) is int, "float": number, "bool": isinstance(value, bool), "str": isinstance(value, str),
-            "step": isinstance(value, str), "ints": ints, "strs": isinstance(value, list) and all(isinstance(v, str) for v in value),
+            "step": isinstance(value, str), "steps": isinstance(value, list) and all(isinstance(v, str) for v in value), "ints": ints, "strs": isinstance(value, list) and all(isinstance(v, str) for v in value),
             "rounds": isinstance(value, str) or type(value) is int or ints and bool(value),
             "grid": isinstance(value, list) and all(isinstance(v, list) for v in value),
             "stages": isinstance(value, list) and all(isinstance(v, dict) for v in value)}[kind]
 
 
 WANTED = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string", "step": "the name of an earlier step",
-          "ints": "a list of integers", "strs": "a list of strings", "rounds": "'standard', 'amigo', a round count or a list of hand sizes",
+          "steps": "a list of names of earlier steps", "ints": "a list of integers", "strs": "a list of strings", "rounds": "'standard', 'amigo', a round count or a list of hand sizes",
           "grid": "a list of [bid, play] pairs", "stages": "[[step.stage]] tables"}
 
 
@@ -229,16 +229,14 @@ def _step(index: int, table: dict[str, Any], before: list[Step], fail, folder: P
     if kind == "train-values":  # the pool's checkpoints, as ``start``
         keys["pool"] = [str((folder / e).resolve()) if names_checkpoint(e) and not Path(e).is_absolute() else e
                         for e in keys["pool"]]
-        for earlier in keys["data_from"]:  # steps, whose folders the run reads
-            if not any(s.name == earlier and s.kind == "train-values" for s in before):
-                raise fail(f"{where}, key 'data_from'", f"{earlier!r} is not an earlier step of kind train-values")
     step = Step(index, name, kind, keys)
-    for key, (value_kind, _) in schema.items():
-        if value_kind == "step" and keys[key] is not None:
-            wanted = ("train-values",) if kind == "fit-values" else CHECKPOINT_KINDS
-            found = next((s for s in before if s.name == keys[key]), None)
+    for key, (value_kind, _) in schema.items():  # a step named (data_from: several) is an earlier one of a kind that fits
+        names = keys[key] if value_kind == "steps" else [keys[key]] if value_kind == "step" and keys[key] is not None else []
+        wanted = ("train-values",) if kind == "fit-values" or value_kind == "steps" else CHECKPOINT_KINDS
+        for named in names:
+            found = next((s for s in before if s.name == named), None)
             if found is None or found.kind not in wanted:
-                raise fail(step.where(key), f"{keys[key]!r} is not an earlier step of kind {' or '.join(wanted)}")
+                raise fail(step.where(key), f"{named!r} is not an earlier step of kind {' or '.join(wanted)}")
     try:
         _check_settings(step, before)
     except ValueError as e:

@@ -164,7 +164,7 @@ def _fit_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, versio
     data = recipe.step(step.keys["data"])
     run = data.values_stages()[-1]
     iterations = step.keys["iterations"] or list(range(run.iterations))
-    chunks = run_chunks(step_folder(out, data), run, data.rules(), iterations, data.keys["rounds"])
+    chunks, _ = run_chunks(step_folder(out, data), run, data.rules(), iterations, data.keys["rounds"])
     with Stopwatch() as watch:
         stats = fit_fresh(chunks, run, step.fit_config(), data.rules(), checkpoint_of(out, step), max(iterations), log)
     stats = {"iterations": iterations, "chunks": len(chunks), **stats, "wall_seconds": round(watch.seconds, 1)}

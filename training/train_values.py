@@ -300,28 +300,33 @@ class ValuesTrainer:
 
 
 def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[int],
-               rounds: str | int | list[int] = "standard") -> list[Path]:
-    """The chunk files ``iterations`` of the train-values run in ``folder`` used, in iteration order; ValueError
-    naming an iteration whose data is not all there."""
+               rounds: str | int | list[int] = "standard") -> tuple[list[Path], int]:
+    """The chunk files ``iterations`` of the train-values run in ``folder`` used, in iteration order, and the
+    decisions they hold; ValueError naming an iteration whose data is not all there."""
     trainer = ValuesTrainer(run, rules, folder, quiet=True, log=lambda line: None, rounds=rounds)
     chunks: list[Path] = []
+    decisions = 0
     for k in iterations:
         if not trainer.checkpoint(k).is_file():
             raise ValueError(f"{folder}: iteration {k} of the train-values run is not finished (no {trainer.checkpoint(k)})")
-        chunks += trainer.collect(k)[0]  # a finished iteration's chunks are all on disk: this only reads them
-    return chunks
+        paths, held = trainer.collect(k)  # a finished iteration's chunks are all on disk: this only reads them
+        chunks, decisions = chunks + paths, decisions + held
+    return chunks, decisions
 
 
-def data_from_chunks(cfg: ValuesConfig, out: Path) -> list[Path]:
-    """The chunks of ``--data-from``'s runs, in the order given: of each, every iteration its config.json names;
-    ValueError naming the first folder that is not such a run (``values_config.earlier_runs``) or not finished."""
+def data_from_chunks(cfg: ValuesConfig, out: Path) -> tuple[list[Path], int]:
+    """The chunks of ``--data-from``'s runs, in the order given (of each, every iteration its config.json names), and
+    the decisions they hold; ValueError naming the first folder that is not such a run (``values_config.earlier_runs``)
+    or not finished."""
     chunks: list[Path] = []
+    decisions = 0
     for folder, run, rules, rounds in earlier_runs(cfg, out):
         try:
-            chunks += run_chunks(folder, run, rules, list(range(run.iterations)), rounds)
+            paths, held = run_chunks(folder, run, rules, list(range(run.iterations)), rounds)
         except ValueError as e:
             raise ValueError(f"--data-from {e}; finish that run first (wizard train-values --out {folder} --resume)") from None
-    return chunks
+        chunks, decisions = chunks + paths, decisions + held
+    return chunks, decisions
 
 
 class OutOfTime(Exception):
@@ -355,7 +360,7 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
     elif resume and not (out / "data").is_dir():
         raise ValueError(f"--resume: no run in {out} (no config.json)")
     check_config(cfg)
-    earlier_runs = data_from_chunks(cfg, out)  # their folders named, before anything is written
+    earlier_runs, earlier_decisions = data_from_chunks(cfg, out)  # their folders named, before anything is written
     if cfg.address:
         check_address(cfg.address)  # one line for a wrong address, before anything is written
     torch.set_num_threads(cfg.torch_threads)
@@ -370,8 +375,7 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
         trainer = ValuesTrainer(cfg, rules, out, quiet, log, rounds, minutes)
         trainer.earlier_runs = earlier_runs
         if earlier_runs and not quiet:
-            decisions = sum(chunk_samples(path) for path in earlier_runs)
-            log(f"--data-from: {decisions:,} decisions in {len(earlier_runs)} chunks of {len(cfg.data_from)} run(s) join every fit")
+            log(f"--data-from: {earlier_decisions:,} decisions in {len(earlier_runs)} chunks of {len(cfg.data_from)} run(s) join every fit")
 
         def record_done() -> None:  # with a header, config.json says what the run did, as a baseline's does
             if header is not None:
