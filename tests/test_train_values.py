@@ -223,3 +223,61 @@ def test_data_from_adds_the_data_of_earlier_runs_to_every_fit_and_names_what_it_
         with pytest.raises(ValueError, match=f"--data-from .*{message}"):
             run(tmp_path / "new", dataclasses.replace(TINY, data_from=names))
         assert not (tmp_path / "new").exists()
+
+
+def test_a_gate_keeps_an_iteration_only_if_it_climbs_and_the_next_collects_with_the_last_kept(tmp_path: Path, monkeypatch):
+    from wizard_env.training import gate, train_values
+    from wizard_env.training.iteration_curve import run_checkpoints
+
+    played = []
+
+    def judged(candidate, earlier, rules, deals, seed):  # the real games, then the verdict this test needs
+        verdict = gate.play_gate(candidate, earlier, rules, deals, seed)
+        played.append((Path(candidate).name, Path(earlier).name, seed))
+        return {**verdict, "kept": Path(candidate).name != "iter-1.npz"}
+
+    monkeypatch.setattr(train_values, "play_gate", judged)
+    out = tmp_path / "run"
+    cfg = dataclasses.replace(TINY, iterations=3, gate=4, pool_tables=0.5, pool=["previous"])
+    trainer = run(out, cfg)
+    checkpoints = out / "checkpoints"
+    # iteration 0 had no network before it; iteration 2 met iteration 0, the one the gate kept, not the rejected 1
+    assert [p for p, _, _ in played] == ["iter-1.npz", "iter-2.npz"] and [e for _, e, _ in played] == ["iter-0.npz"] * 2
+    assert len({s for _, _, s in played}) == 2  # each iteration's gate plays deals of its own
+    assert not gate.gate_path(checkpoints / "iter-0.npz").exists()
+    verdicts = [gate.read_gate(gate.gate_path(checkpoints / f"iter-{k}.npz")) for k in (1, 2)]
+    assert [v["kept"] for v in verdicts] == [False, True]
+    assert all(set(v["previous"]) == {"mean", "ci95"} and v["deals"] == 4 for v in verdicts)
+    assert trainer.before(2) == str(checkpoints / "iter-0.npz") and trainer.before(3) == str(checkpoints / "iter-2.npz")
+    assert trainer.pool(2) == ("rule", f"ppo:{checkpoints / 'iter-0.npz'}")  # previous: the agents that collected, once each
+    latest, last = load_checkpoint(checkpoints / "latest.npz")[1], load_checkpoint(checkpoints / "iter-2.npz")[1]
+    assert all(np.array_equal(latest[k], last[k]) for k in last)
+    assert [c.label for c in run_checkpoints(out)] == ["iter-0", "iter-2"]  # the curve's rows: the networks kept
+
+
+def test_a_gate_rejecting_the_last_iteration_leaves_latest_at_the_network_before_and_a_resume_plays_a_lost_gate_again(tmp_path: Path):
+    from wizard_env.training import gate
+
+    out = tmp_path / "run"
+    run(out, dataclasses.replace(TINY, iterations=2, gate=4))
+    checkpoints = out / "checkpoints"
+    path = gate.gate_path(checkpoints / "iter-1.npz")
+    verdict = gate.read_gate(path)
+    kept = checkpoints / ("iter-1.npz" if verdict["kept"] else "iter-0.npz")
+    latest, expected = load_checkpoint(checkpoints / "latest.npz")[1], load_checkpoint(kept)[1]
+    assert all(np.array_equal(latest[k], expected[k]) for k in expected)
+    assert verdict["kept"] == (verdict["previous"]["mean"] > 0 and verdict["self_play_change"]["mean"] >= 0)
+
+    path.unlink()  # as if killed during the gate: the iteration is not finished, its checkpoint is kept
+    stamp = (checkpoints / "iter-1.npz").stat().st_mtime_ns
+    run(out, dataclasses.replace(TINY, iterations=2, gate=4), resume=True)
+    assert gate.read_gate(path) == verdict and (checkpoints / "iter-1.npz").stat().st_mtime_ns == stamp
+
+    path.write_text("{")
+    with pytest.raises(ValueError, match="iter-1.gate.json is not valid JSON.*delete it"):
+        run(out, dataclasses.replace(TINY, iterations=3, gate=4), resume=True)
+    with pytest.raises(ValueError, match="--gate"):
+        run(out, dataclasses.replace(TINY, iterations=2, gate=6), resume=True)
+    with pytest.raises(ValueError, match="--gate must be 0 .* not 1"):
+        run(tmp_path / "one", dataclasses.replace(TINY, gate=1))
+    assert not (tmp_path / "one").exists()

@@ -25,7 +25,7 @@ from wizard_env.engine.rules import Rules
 from . import rollout_values as rv
 from .common import check_ranges
 from .chunk_worker import CHUNK_RECOVERY
-from .train_values import ValuesConfig, advice_bonus, check_config, checkpoint_config
+from .values_config import ValuesConfig, advice_bonus, check_config, checkpoint_config
 
 #: Held-out decisions that measure a fit, at most (as train-values measures its iterations).
 CHECK_DECISIONS = 30_000

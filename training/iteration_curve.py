@@ -3,8 +3,9 @@
 
 The rows are a run's checkpoints in order: the network the run started from when ``config.json`` names one
 (``train.start``, from ``wizard train-values --start``: the ``start`` row, so iteration 0 is compared with it), then
-``checkpoints/iter-K.npz`` by K (``latest.npz``, a copy of the last, is left out); or the files of ``--checkpoints``
-in the order given. For each checkpoint C (the agent ``ppo:PATH``) and a seed S, every table is ``evaluate``'s
+``checkpoints/iter-K.npz`` by K (``latest.npz``, a copy of the last, is left out, and so is an iteration that
+``wizard train-values --gate`` rejected: the rows are the networks the run kept, each against the one before it);
+or the files of ``--checkpoints`` in the order given. For each checkpoint C (the agent ``ppo:PATH``) and a seed S, every table is ``evaluate``'s
 duplicate deals, each played in every rotation of the seats, and every figure a mean over deals with its 95%
 interval, paired by deal as ``eval_suite`` pairs (at N players, "three" below is N - 1 and "four" N):
 
@@ -51,6 +52,7 @@ from .common import locked_run
 from .eval_report import new_figure
 from .eval_suite import DEFAULT_DEALS, DEFAULT_SEED, RULE, Figure, Table, paired, play_table, pm, table_json, versus
 from .evaluate import EVAL_BYTES_PER_GAME
+from .gate import gate_path, read_gate
 
 FORMAT = "wizard-eval-iterations/1"
 JSON_NAME, MARKDOWN_NAME, PNG_NAME = "climb.json", "climb.md", "climb.png"
@@ -112,7 +114,8 @@ def run_checkpoints(run: str | os.PathLike) -> list[Checkpoint]:
         raise ValueError(f"RUN {run}: no checkpoints/iter-K.npz in it (not a wizard train-values run, or one "
                          "that has not finished an iteration)")
     start = _run_start(folder / "config.json")
-    return [Checkpoint("start", start)] * bool(start) + [Checkpoint(f"iter-{k}", str(path)) for k, path in found]
+    kept = [(k, path) for k, path in found if (read_gate(gate_path(path)) or {}).get("kept", True)]  # not those a --gate rejected
+    return [Checkpoint("start", start)] * bool(start) + [Checkpoint(f"iter-{k}", str(path)) for k, path in kept]
 
 
 def listed_checkpoints(paths: Sequence[str]) -> list[Checkpoint]:

@@ -24,7 +24,7 @@ from .common import run_lock
 from .fit_values import fit_fresh
 from .margins import copy_checkpoint, run_grid
 from .recipe import Recipe, Step, first_change
-from .train_values import ValuesConfig, run_chunks, run_training
+from .train_values import ValuesConfig, ValuesTrainer, run_chunks, run_training
 
 FORMAT = "wizard-recipe-run/1"
 DONE = "done.json"
@@ -151,7 +151,8 @@ def _train_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, vers
     earlier = [str(step_folder(out, recipe.step(name)).resolve()) for name in step.keys["data_from"]]  # their folders
     stages = [dataclasses.replace(cfg, data_from=earlier) for cfg in step.values_stages()]
     for i, cfg in enumerate(stages, 1):
-        if (folder / "checkpoints" / f"iter-{cfg.iterations - 1}.npz").is_file():
+        trainer = ValuesTrainer(cfg, step.rules(), folder, quiet=True, log=lambda line: None, rounds=step.keys["rounds"])
+        if trainer.finished(cfg.iterations - 1):  # its last checkpoint, and the verdict of a --gate on it
             log(f"command {i}/{len(stages)} finished earlier, kept")
             continue
         resume = (folder / "config.json").exists() or (folder / "data").exists()

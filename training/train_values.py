@@ -27,7 +27,8 @@ Each iteration has three parts, all in ``--out``:
    spent on an unfinished iteration is not counted).
 
 Iteration K+1 starts from iteration K's weights and collects its data with iteration K's agent, so each
-iteration improves on the agent of the one before (against itself as well as against RuleAgent). ``--start
+iteration improves on the agent of the one before (against itself as well as against RuleAgent); with ``--gate``,
+from the last iteration the gate kept (``wizard_env.training.gate``: one that climbed head to head and in self-play). ``--start
 CHECKPOINT`` gives iteration 0 that role: its data are collected by that agent (the shipped ``ppo``, say) and its fit
 starts from its weights, so expert iteration can start from a trained network rather than from RuleAgent. With
 ``--data all`` it fits the data of every iteration so far: the values of a mix of the earlier agents, as in
@@ -60,38 +61,22 @@ from pathlib import Path
 
 import numpy as np
 
-from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, phase_bonus, save_checkpoint
+from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent, load_checkpoint, phase_bonus, save_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.util.files import remove_temps
 from wizard_env.util.workers import Workers
-from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
 from . import train_report
 from .chunk_worker import CHUNK_RECOVERY, _chunk_samples, _collect_chunk, chunk_samples
 from .common import rules_json, run_lock
+from .gate import describe, gate_path, gate_seed, play_gate, read_gate, write_gate
 from .opponent_pool import pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
-from .values_config import SAMPLE_BYTES, ValuesConfig, check_config, check_resume, earlier_runs, read_run_config
-
-
-def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
-    """The JSON config stored with the weights (the network reads RuleAgent's advice unless ``--no-advice``; ReLU layers)."""
-    return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
-            "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": cfg.advice, "features": cfg.features,
-            "advice_bonus": advice_bonus(cfg),
-            "rules": rules_json(rules), "train": {"method": "rollout-values", **dataclasses.asdict(cfg)},
-            "iteration": iteration, "num_samples": samples}  # decisions collected by the run up to this iteration
-
-
-def advice_bonus(cfg: ValuesConfig) -> float | dict[str, float]:
-    """The checkpoint's ``advice_bonus``: the margin in value units, or one for bids and one for card play."""
-    if cfg.play_margin is None:
-        return cfg.margin * rv.VALUE_SCALE
-    return {"bid": cfg.margin * rv.VALUE_SCALE, "play": cfg.play_margin * rv.VALUE_SCALE}
+from .values_config import (SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume, check_same_command,
+                            checkpoint_config, earlier_runs, read_run_config)
 
 
 class ValuesTrainer:
@@ -116,16 +101,39 @@ class ValuesTrainer:
 
     def before(self, iteration: int) -> str:
         """The checkpoint of the agent that collects ``iteration``'s data and whose weights its fit starts from: the
-        previous iteration's, or for iteration 0 ``--start`` ("": RuleAgent, or with ``--no-advice`` random play,
-        collects, and the fit starts fresh)."""
-        return str(self.checkpoint(iteration - 1)) if iteration else self.cfg.start
+        previous iteration's (under ``--gate``, the last one the gate kept), or ``--start`` ("": RuleAgent, or with
+        ``--no-advice`` random play, collects, and the fit starts fresh)."""
+        kept = [k for k in range(iteration) if not self.gated(k) or (read_gate(gate_path(self.checkpoint(k))) or {}).get("kept")]
+        return str(self.checkpoint(kept[-1])) if kept else self.cfg.start
+
+    def gated(self, iteration: int) -> bool:
+        """Whether ``iteration``'s network must pass ``--gate`` (not iteration 0 without ``--start``: no network before it)."""
+        return bool(self.cfg.gate and (iteration or self.cfg.start))
+
+    def finished(self, iteration: int) -> bool:
+        """Whether ``iteration`` has its checkpoint and, if gated, the gate's verdict on it."""
+        path = self.checkpoint(iteration)
+        return path.is_file() and (not self.gated(iteration) or read_gate(gate_path(path)) is not None)
+
+    def judge(self, iteration: int) -> None:
+        """If ``iteration`` is gated: play the gate, make ``latest.npz`` the network it keeps (the new one, or the one
+        before), then write its verdict (``training.gate``)."""
+        if not self.gated(iteration):
+            return
+        path, earlier = self.checkpoint(iteration), self.before(iteration)
+        verdict = play_gate(str(path), earlier, self.rules, self.cfg.gate, gate_seed(self.cfg.seed, iteration))
+        save_checkpoint(self.out / "checkpoints" / "latest.npz", *load_checkpoint(str(path) if verdict["kept"] else earlier))
+        write_gate(gate_path(path), verdict)
+        if not self.quiet:
+            self.log(describe(iteration, verdict))
 
     def pool(self, iteration: int) -> tuple[str, ...]:
         """The agent specs of the pool that ``iteration``'s data meet at the pool's tables (``previous``: the agents
         that collected the data of the iterations up to this one, ``--start`` or RuleAgent (random play with
-        ``--no-advice``) and ``iter-0`` on)."""
-        earlier = [f"ppo:{self.cfg.start}" if self.cfg.start else "rule" if self.cfg.advice else "random"]
-        return pool_specs(self.cfg.pool, earlier + [f"ppo:{self.checkpoint(k)}" for k in range(iteration)])
+        ``--no-advice``) and ``iter-0`` on, under ``--gate`` those it kept)."""
+        earlier = dict.fromkeys(f"ppo:{path}" if path else "rule" if self.cfg.advice else "random"
+                                for path in map(self.before, range(iteration + 1)))
+        return pool_specs(self.cfg.pool, list(earlier))
 
     def collect(self, iteration: int) -> tuple[list[Path], int]:
         """The chunk files of an iteration (those already there, then new ones until ``samples`` decisions) and
@@ -245,7 +253,8 @@ class ValuesTrainer:
         config["wall_seconds"] = round(time.monotonic() - self.started, 1)  # the run's, over all its sessions
         weights = rv.network_weights(net)
         save_checkpoint(self.checkpoint(iteration), config, weights)
-        save_checkpoint(self.out / "checkpoints" / "latest.npz", config, weights)
+        if not self.gated(iteration):  # else the gate's verdict decides
+            save_checkpoint(self.out / "checkpoints" / "latest.npz", config, weights)
         return PPOAgent(config, weights, seed=np.random.default_rng([cfg.seed, 7])), stats
 
     def evaluate(self, agent: PPOAgent, samples: int) -> dict:
@@ -270,10 +279,12 @@ class ValuesTrainer:
         played = "RuleAgent" if self.cfg.advice else "the agent that played"  # whose choice the held-out figures compare with
         for iteration in range(self.cfg.iterations):
             path = self.checkpoint(iteration)
-            if path.is_file():  # finished by an earlier, interrupted run: its clock goes on from there
+            if path.is_file():  # fitted by an earlier, interrupted run: its clock goes on from there
                 config, weights = load_checkpoint(path)
                 agent, self.samples = PPOAgent(config, weights, source=str(path)), config["num_samples"]
                 self.started = time.monotonic() - float(config.get("wall_seconds", 0))
+                if not self.finished(iteration):  # killed in the gate: it is played again
+                    self.judge(iteration)
                 continue
             try:
                 own, decisions = self.collect(iteration)
@@ -292,10 +303,13 @@ class ValuesTrainer:
                 held = (f"on held-out games it departs from {played} at {stats['differs']:.1%} of decisions, gain per decision "
                         f"by phase: {gained}" if "differs" in stats else "no held-out games (every 12th chunk is held out: 12 or more are needed)")
                 self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions in {fitting:.0f} s (loss {stats['loss']:.3f}); {held}")
+            self.judge(iteration)
             row = self.evaluate(agent, self.samples)
             if not self.quiet:
                 self.log(train_report.format_row(self.samples, time.monotonic() - self.started, row).replace("step", "decisions", 1))
         assert agent is not None  # check_config: at least one iteration
+        if self.cfg.gate:  # the network the gate kept last
+            agent = PPOAgent.load(self.out / "checkpoints" / "latest.npz", seed=np.random.default_rng([self.cfg.seed, 7]))
         return agent
 
 
@@ -307,8 +321,9 @@ def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[i
     chunks: list[Path] = []
     decisions = 0
     for k in iterations:
-        if not trainer.checkpoint(k).is_file():
-            raise ValueError(f"{folder}: iteration {k} of the train-values run is not finished (no {trainer.checkpoint(k)})")
+        if not trainer.finished(k):
+            raise ValueError(f"{folder}: iteration {k} of the train-values run is not finished (no {trainer.checkpoint(k)}, "
+                             "or no verdict of its --gate)")
         paths, held = trainer.collect(k)  # a finished iteration's chunks are all on disk: this only reads them
         chunks, decisions = chunks + paths, decisions + held
     return chunks, decisions
@@ -331,15 +346,6 @@ def data_from_chunks(cfg: ValuesConfig, out: Path) -> tuple[list[Path], int]:
 
 class OutOfTime(Exception):
     """The run's ``minutes`` are up: no new chunk is collected."""
-
-
-def check_same_command(before: dict, header: dict | None, out: Path) -> None:
-    """ValueError if the run in ``out`` was started by another command than the one resuming it: ``wizard baseline
-    values`` writes its algorithm (and arguments) into config.json, ``wizard train-values`` does not."""
-    algo, now = before.get("algo"), (header or {}).get("algo")
-    if algo != now:
-        started = f"wizard baseline {algo}" if algo else "wizard train-values"
-        raise ValueError(f"--resume: {out} is a run of {started}; resume it with {started} --out {out} --resume")
 
 
 def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,

@@ -17,15 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wizard_env.agents.checkpoint import check_hidden
-from wizard_env.agents.ppo_agent import LEARNED_PHASES, load_checkpoint
-from wizard_env.engine.observation import OBS_VERSION
+from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, load_checkpoint
+from wizard_env.engine.actions import NUM_ACTIONS
+from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.engine.rules import Rules
 from wizard_env.envs.settings import SETTINGS
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
 from . import rollout_values as rv
-from .common import check_ranges
+from .common import check_ranges, rules_json
+from .evaluate import EVAL_BYTES_PER_GAME
 from .opponent_pool import check_pool
 from .ray_collect import require_ray
 
@@ -62,6 +64,7 @@ class ValuesConfig:
     backend: str = "local"  #: where the data chunks are collected: local (worker processes) or ray (Ray tasks)
     address: str = ""  #: with --backend ray: the Ray cluster to join (HOST:PORT or auto; default: a local Ray instance)
     start: str = ""  #: a train-values checkpoint that collects iteration 0's data and whose weights its fit starts from (default: RuleAgent collects, the fit starts fresh)
+    gate: int = 0  #: after each fit, duplicate deals of the new network against the one whose weights it started from, head to head and in self-play: it is kept (collects the next iteration, becomes latest.npz) only if it wins head to head and does not lose in self-play, else the next iteration collects and fits from the earlier network again (0: no gate, every iteration kept)
     advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
 
 
@@ -70,7 +73,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
     "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
     "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None), "rule_tables": (0, 1),
-    "pool_tables": (0, 1),
+    "pool_tables": (0, 1), "gate": (0, None),
 }
 ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
@@ -87,7 +90,7 @@ RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "l
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
                   "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
-                  "advice": True, "data_from": []}
+                  "advice": True, "data_from": [], "gate": 0}
 #: The settings that are lists of strings (the other lists hold integers).
 STRING_LISTS = ("pool", "data_from")
 
@@ -109,6 +112,9 @@ def check_config(cfg: ValuesConfig) -> None:
     if cfg.targets != "search" and cfg.search_top:
         raise ValueError("--search-top applies to --targets search only")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
+    if cfg.gate == 1:  # an interval over deals needs two of them
+        raise ValueError("--gate must be 0 (no gate) or at least 2 deals, not 1")
+    options.check_memory("--gate", cfg.gate, EVAL_BYTES_PER_GAME * max(cfg.mix))
     if not cfg.advice:
         check_from_scratch(cfg)
     if cfg.play_margin is not None:
@@ -292,3 +298,28 @@ def read_run_config(path: Path) -> dict:
     if problem:
         raise ValueError(f"--resume: {path} is damaged ({problem}): {recovery}")
     return config
+
+
+def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
+    """The JSON config stored with the weights (the network reads RuleAgent's advice unless ``--no-advice``; ReLU layers)."""
+    return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
+            "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": cfg.advice, "features": cfg.features,
+            "advice_bonus": advice_bonus(cfg),
+            "rules": rules_json(rules), "train": {"method": "rollout-values", **dataclasses.asdict(cfg)},
+            "iteration": iteration, "num_samples": samples}  # decisions collected by the run up to this iteration
+
+
+def advice_bonus(cfg: ValuesConfig) -> float | dict[str, float]:
+    """The checkpoint's ``advice_bonus``: the margin in value units, or one for bids and one for card play."""
+    if cfg.play_margin is None:
+        return cfg.margin * rv.VALUE_SCALE
+    return {"bid": cfg.margin * rv.VALUE_SCALE, "play": cfg.play_margin * rv.VALUE_SCALE}
+
+
+def check_same_command(before: dict, header: dict | None, out: Path) -> None:
+    """ValueError if the run in ``out`` was started by another command than the one resuming it: ``wizard baseline
+    values`` writes its algorithm (and arguments) into config.json, ``wizard train-values`` does not."""
+    algo, now = before.get("algo"), (header or {}).get("algo")
+    if algo != now:
+        started = f"wizard baseline {algo}" if algo else "wizard train-values"
+        raise ValueError(f"--resume: {out} is a run of {started}; resume it with {started} --out {out} --resume")

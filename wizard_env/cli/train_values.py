@@ -12,6 +12,8 @@
                                                      # expert iteration from the shipped network
     wizard train-values --out runs/next --data-from runs/exit,runs/exit2 --data all ...
                                                      # every fit also reads the data of two earlier runs
+    wizard train-values --out runs/climb --gate 1000 --data all ...   # keep an iteration only if it beats the one
+                                                     # before head to head and does not lose in self-play
     wizard train-values --out runs/small --setting wizard-3p-5r   # the setting's game; evaluated against its RuleAgents
     wizard train-values --out runs/scratch --no-advice --setting wizard-3p-5r --rule-tables 1 --iterations 5
                                                      # from scratch: the observation alone, random play first
@@ -73,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES),
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
-                                         "eval_deals", "torch_threads", "search_samples", "search_top"),
+                                         "eval_deals", "torch_threads", "search_samples", "search_top", "gate"),
                        ("share", "learning_rate", "rule_tables", "pool_tables"), unset=True)
     parser.add_argument("--margin", type=options.float_type, default=None,
                         help=f"{docs['margin']} (default {d.margin:g}; 0 with --no-advice)")

@@ -1,0 +1,107 @@
+"""The gate of ``wizard train-values --gate DEALS``: an iteration's network is kept only if it climbs.
+
+After iteration K's fit, its network (the candidate) meets the network that collected K's data and whose weights the
+fit started from (``ValuesTrainer.before``: the last network the gate kept, or ``--start``) on ``DEALS`` duplicate
+deals of the run's game (``--players``), every seat rotation, on deals of their own for each iteration
+(``gate_seed``). Two figures, each a mean over deals with its 95% interval, paired by deal as ``wizard
+eval-iterations`` pairs them:
+
+- ``previous``: the candidate against three copies of the earlier network, the candidate's score minus theirs;
+- ``self_play_change``: four copies of the candidate minus four of the earlier network, mean score per player.
+
+The candidate is **kept** when it beats the earlier network head to head (``previous`` above 0) and does not lose
+in self-play (``self_play_change`` at least 0): the means, so that a level step is a coin toss rather than a sure
+rejection. A kept candidate becomes ``latest.npz`` and collects the next iteration's data; a rejected one stays on
+disk as ``checkpoints/iter-K.npz`` but plays no further part: the next iteration collects with the earlier network
+again and fits from its weights, on the data so far (with ``--data all``, the rejected iteration's data too, which
+the earlier network collected). The verdict is ``checkpoints/iter-K.gate.json`` (``read_gate``), written atomically
+after the games; an iteration counts as finished once it is there, so a run killed during the gate plays it again on
+``--resume``, with the same figures.
+
+Iteration 0 of a run without ``--start`` is not gated (there is no earlier network: RuleAgent, or random play,
+collected its data), so a run always has a network.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import numpy as np
+
+from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
+from wizard_env.engine.rules import Rules
+from wizard_env.util.files import not_a_file, write_atomic
+
+from .eval_suite import Figure, pair, pm
+from .evaluate import evaluate
+
+FORMAT = "wizard-gate/1"
+#: The stream of a run's seed that the gate's deals are drawn from (with the iteration).
+GATE_STREAM = 9
+
+
+def gate_path(checkpoint: Path) -> Path:
+    """Where the gate's verdict on ``checkpoints/iter-K.npz`` is written."""
+    return checkpoint.with_name(checkpoint.name.removesuffix(".npz") + ".gate.json")
+
+
+def gate_seed(seed: int, iteration: int) -> int:
+    """The seed of iteration ``iteration``'s gate deals (head to head; the self-play tables use the next one)."""
+    return int(np.random.default_rng([seed, iteration, GATE_STREAM]).integers(2**62))
+
+
+def _table(rules: Rules, mine: int, candidate: str, earlier: str, deals: int, seed: int) -> np.ndarray:
+    """Per-deal mean score of the candidate's ``mine`` seats and of the others' (``[deals, 2]``; with every seat
+    the candidate's or none, the one column repeated)."""
+    n = rules.num_players
+    sources = [candidate] * mine + [earlier] * (n - mine)
+    agents = [PPOAgent(*load_checkpoint(s), seed=np.random.default_rng([seed, GATE_STREAM, seat]), source=s)
+              for seat, s in enumerate(sources)]
+    names = ["candidate"] * mine + ["earlier"] * (n - mine)
+    scores = evaluate(rules, names, deals, seed, reference=names[-1], agents=agents).deal_scores
+    first, rest = scores[:, :mine] if mine else scores, scores[:, mine:] if mine < n else scores
+    return np.stack([first.mean(axis=1), rest.mean(axis=1)], axis=1)
+
+
+def play_gate(candidate: str, earlier: str, rules: Rules, deals: int, seed: int) -> dict:
+    """The gate's verdict on the checkpoint ``candidate`` against the checkpoint ``earlier``: its figures and whether
+    the candidate is kept (the module's rule)."""
+    n = rules.num_players
+    head = _table(rules, 1, candidate, earlier, deals, seed)
+    new, old = (_table(rules, mine, candidate, earlier, deals, seed + 1)[:, 0] for mine in (n, 0))
+    previous, change = pair(head[:, 0], head[:, 1]).diff, pair(new, old).diff
+    return {"format": FORMAT, "candidate": candidate, "earlier": earlier, "deals": deals, "seed": seed,
+            "players": n, "previous": previous.to_json(), "self_play_change": change.to_json(),
+            "kept": bool(previous.mean > 0 and change.mean >= 0)}
+
+
+def write_gate(path: Path, verdict: dict) -> None:
+    """Write the verdict atomically (the iteration's commit point under a gate)."""
+    write_atomic(path, lambda file: file.write(json.dumps(verdict, indent=1, allow_nan=False) + "\n"))
+
+
+def read_gate(path: Path) -> dict | None:
+    """The verdict at ``path`` (None where there is none yet); ValueError naming a damaged file and its remedy."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    problem = not_a_file(path)
+    try:
+        data = json.loads(path.read_bytes()) if problem is None else None
+    except OSError as err:
+        problem = f"cannot be read ({err.strerror or err})"
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        problem = f"is not valid JSON ({str(err)[:100]})"
+    if problem is None and (not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("kept"), bool)):
+        problem = f"is not a gate verdict of wizard train-values (format {FORMAT} with 'kept')"
+    if problem is not None:
+        raise ValueError(f"{path} {problem}: delete it and --resume plays the gate again")
+    return data
+
+
+def describe(iteration: int, verdict: dict) -> str:
+    """The progress line of a verdict."""
+    figure = {k: Figure(verdict[k]["mean"], verdict[k]["ci95"]) for k in ("previous", "self_play_change")}
+    what = "kept" if verdict["kept"] else f"rejected: the next iteration collects with {verdict['earlier']} again"
+    return (f"iteration {iteration}: gate over {verdict['deals']:,} deals against {verdict['earlier']}: head to head "
+            f"{pm(figure['previous'])}, self-play change {pm(figure['self_play_change'])}: {what}")
+
