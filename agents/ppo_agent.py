@@ -67,6 +67,8 @@ _PRETRAINED = Path(__file__).resolve().parent / "pretrained"
 #: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md, built by
 #: training/recipes/wizard-v5.toml), used by the spec ``ppo`` without a path.
 PRETRAINED = _PRETRAINED / "wizard-v5.npz"
+#: wizard-v5 by a name that stays: ``ppo-v5`` (pretrained/MODEL_CARD.md), the network later recipes start from.
+PRETRAINED_V5 = _PRETRAINED / "wizard-v5.npz"
 #: The agent shipped before, the network ``PRETRAINED`` was trained from: ``ppo-v4`` (pretrained/MODEL_CARD-wizard-v4.md).
 PRETRAINED_V4 = _PRETRAINED / "wizard-v4.npz"
 #: The one before, the network ``PRETRAINED_V4`` was trained from: ``ppo-v3`` (pretrained/MODEL_CARD-wizard-v3.md).
@@ -78,7 +80,7 @@ PRETRAINED_V1 = _PRETRAINED / "wizard-v1.npz"
 #: The earlier shipped 4-player agent (bids learned, RuleAgent's play; observation v0): ``ppo-bid``.
 PRETRAINED_BID = _PRETRAINED / "wizard-4p.npz"
 #: The shipped networks by the name that plays them (``--agents ppo-v3``, ``pimc:rollout=ppo-v3``).
-SHIPPED: dict[str, Path] = {"ppo": PRETRAINED, "ppo-v4": PRETRAINED_V4, "ppo-v3": PRETRAINED_V3, "ppo-v2": PRETRAINED_V2,
+SHIPPED: dict[str, Path] = {"ppo": PRETRAINED, "ppo-v5": PRETRAINED_V5, "ppo-v4": PRETRAINED_V4, "ppo-v3": PRETRAINED_V3, "ppo-v2": PRETRAINED_V2,
                             "ppo-v1": PRETRAINED_V1, "ppo-bid": PRETRAINED_BID}
 #: Who plays the cards: the network (where it learned play) or RuleAgent.
 PLAY_MODES = ("net", "rule")
