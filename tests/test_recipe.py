@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -245,3 +246,24 @@ def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_n
     fitted = load_checkpoint(out / "steps" / "more" / "checkpoints" / "iter-0.npz")[0]
     own = load_checkpoint(out / "steps" / "data" / "checkpoints" / "iter-0.npz")[0]
     assert fitted["train"]["data_from"] == config["train"]["data_from"] and own["train"]["data_from"] == []
+
+
+def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_network_the_gate_kept(tmp_path: Path):
+    from wizard_env.training.gate import gate_path, read_gate
+
+    first = TINY.split("[[step.stage]]")[0].replace("eval_deals = 2", "eval_deals = 2\ngate = 4\niterations = 2")
+    text = first + '[[step]]\nname = "publish"\nkind = "publish"\ncheckpoint = "data"\n'
+    out = tmp_path / "run"
+    quiet_run(write_recipe(tmp_path, text), out)
+    checkpoints = out / "steps" / "data" / "checkpoints"
+    verdict = read_gate(gate_path(checkpoints / "iter-1.npz"))
+    kept = checkpoints / ("iter-1.npz" if verdict["kept"] else "iter-0.npz")
+    assert all(np.array_equal(a, b) for a, b in zip(weights_of(out / "agent.npz").values(), weights_of(kept).values()))
+
+    shutil.rmtree(out / "steps" / "publish")  # as if killed in the gate of the last iteration: the step is not finished
+    (out / "steps" / "data" / DONE).unlink()
+    gate_path(checkpoints / "iter-1.npz").unlink()
+    lines: list[str] = []
+    run_recipe(recipes.load(tmp_path / "tiny.toml"), out, True, None, log=lines.append)
+    assert read_gate(gate_path(checkpoints / "iter-1.npz")) == verdict  # played again, on the same deals
+    assert not any("finished earlier, kept" in line for line in lines)
