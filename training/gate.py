@@ -30,7 +30,7 @@ import numpy as np
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.engine.rules import Rules
-from wizard_env.util.files import not_a_file, write_atomic
+from wizard_env.util.files import read_json, write_atomic
 
 from .eval_suite import Figure, pair, pm
 from .evaluate import evaluate
@@ -84,13 +84,7 @@ def read_gate(path: Path) -> dict | None:
     """The verdict at ``path`` (None where there is none yet); ValueError naming a damaged file and its remedy."""
     if not path.exists() and not path.is_symlink():
         return None
-    problem = not_a_file(path)
-    try:
-        data = json.loads(path.read_bytes()) if problem is None else None
-    except OSError as err:
-        problem = f"cannot be read ({err.strerror or err})"
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-        problem = f"is not valid JSON ({str(err)[:100]})"
+    data, problem = read_json(path)
     if problem is None and (not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("kept"), bool)):
         problem = f"is not a gate verdict of wizard train-values (format {FORMAT} with 'kept')"
     if problem is not None:

@@ -45,7 +45,7 @@ from wizard_env.render.replay_text import describe_rules
 from wizard_env.util import options
 from wizard_env.util.checks import check_seed, short_repr
 from wizard_env.util.extras import require_extra
-from wizard_env.util.files import not_a_file, write_atomic
+from wizard_env.util.files import read_json, write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 
 from .common import locked_run
@@ -82,13 +82,7 @@ def _run_start(config: Path) -> str:
     """config.json's ``train.start`` ('' when there is none or no config.json); ValueError naming a damaged file."""
     if not config.exists():
         return ""
-    problem = not_a_file(config)
-    try:
-        data = json.loads(config.read_bytes()) if problem is None else None
-    except OSError as err:
-        problem = f"cannot be read ({err.strerror or err})"
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-        problem = f"is not valid JSON ({str(err)[:100]})"
+    data, problem = read_json(config)
     if problem is not None:
         raise ValueError(f"{config} {problem}")
     train = data.get("train") if isinstance(data, dict) else None

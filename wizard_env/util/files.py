@@ -11,6 +11,7 @@ A file to be read is checked with ``not_a_file``, which says what a path is when
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import secrets
@@ -47,6 +48,20 @@ def not_a_file(path: str | os.PathLike) -> str | None:
     except OSError as err:  # a folder on the way that may not be searched, a loop of links, a name too long
         return (err.strerror or str(err)).lower()
     return None if stat.S_ISREG(mode) else f"is {file_kind(mode)}, not a regular file"
+
+
+def read_json(path: str | os.PathLike) -> tuple[Any, str | None]:
+    """The JSON value in the file ``path`` and None, or None and what is wrong with the file, to follow ``"PATH "``
+    (``not_a_file``'s reasons, unreadable, not valid JSON)."""
+    problem = not_a_file(path)
+    if problem is not None:
+        return None, problem
+    try:
+        return json.loads(Path(path).read_bytes()), None
+    except OSError as err:
+        return None, f"cannot be read ({err.strerror or err})"
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+        return None, f"is not valid JSON ({str(err)[:100]})"
 
 
 def _refused(path: str | os.PathLike, mode: int) -> OSError:
