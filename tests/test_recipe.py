@@ -216,17 +216,21 @@ def test_the_shipped_recipe_states_the_model_cards_steps():
     ("wizard-v4", "wizard-v3.npz", "ppo-v3", {"search_samples": 8, "search_top": 3, "rule_tables": 0.5}),
     ("wizard-v5", "wizard-v4.npz", "ppo-v4", {"search_samples": 8, "search_top": 3, "rule_tables": 0.4, "pool_tables": 0.3,
                                               "pool": ["previous", "ppo-v3"]}),
+    ("wizard-v6", "wizard-v5.npz", "ppo-v5", {"samples": 200_000, "rule_tables": 0.4, "pool_tables": 0.3,
+                                              "pool": ["previous", "ppo-v4"], "gate": 1000, "data_from": ["v5data"]}),
 ])
 def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, start, reference, distinct):
     """wizard-vN.toml starts from the file of the network before and spells out every setting its checkpoint records
     (wizard-v3 and later record the absolute path of the clone they were built in, so only the path's end is compared).
     The checkpoint's own iteration is compared with the recipe's count, not the count its run was started with
-    (wizard-v5 is iteration 2 of a longer run), nor the worker count, on which the data do not depend."""
+    (wizard-v5 is iteration 2 of a longer run), nor the worker count, on which the data do not depend. The folders
+    of the earlier steps whose data it read (``data_from``) are compared by the step's name, their last part."""
     recipe = recipes.load(ROOT / "training" / "recipes" / f"{name}.toml")
-    assert [s.kind for s in recipe.steps] == ["train-values", "eval-suite", "publish"]
+    assert [s.kind for s in recipe.steps if s.name != "v5data"] == ["train-values", "eval-suite", "publish"]
     (cfg,) = recipe.step("data").values_stages()
     shipped = load_checkpoint(ROOT / "agents" / "pretrained" / f"{name}.npz")[0]
     trained = {**LATER_DEFAULTS, **shipped["train"]}  # settings added since, at the value the run had
+    trained["data_from"] = [Path(folder).name for folder in trained["data_from"]]
     assert Path(cfg.start) == (ROOT / "agents" / "pretrained" / start).resolve()
     assert Path(trained.pop("start")).parts[-3:] == ("agents", "pretrained", start)
     assert trained.pop("method") == "rollout-values" and shipped["iteration"] == cfg.iterations - 1
@@ -234,6 +238,16 @@ def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, star
     assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("start", "workers", "iterations")} == trained
     assert {k: getattr(cfg, k) for k in distinct} == distinct and cfg.targets == "search"
     assert recipe.step("battery").keys["references"][0] == reference
+
+
+def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data_step():
+    """wizard-v6.toml's v5data step is wizard-v5.toml's data step, setting for setting: the data it rebuilds are
+    those the start of its gated step (wizard-v5.npz) was fitted on."""
+    v6, v5 = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v6", "wizard-v5"))
+    assert v6.step("v5data").values_stages() == v5.step("data").values_stages()
+    assert v6.step("v5data").keys == v5.step("data").keys
+    (gated,) = v6.step("data").values_stages()
+    assert gated.data_from == ["v5data"] and Path(gated.start).name == "wizard-v5.npz"
 
 
 def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_names(tmp_path: Path):
