@@ -64,11 +64,11 @@ LEARNED_PHASES: dict[str, tuple[int, ...]] = {
 _NO_CHOICE = np.zeros(0, dtype=np.int64)  # ``first_layer``'s choice of a policy without advice
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
 _PRETRAINED = Path(__file__).resolve().parent / "pretrained"
-#: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md, built by
-#: training/recipes/wizard-v6.toml), used by the spec ``ppo`` without a path.
-PRETRAINED = _PRETRAINED / "wizard-v6.npz"
 #: wizard-v6 by a name that stays: ``ppo-v6`` (pretrained/MODEL_CARD.md), the network later recipes start from.
 PRETRAINED_V6 = _PRETRAINED / "wizard-v6.npz"
+#: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md, built by
+#: training/recipes/wizard-v6.toml), used by the spec ``ppo`` without a path.
+PRETRAINED = PRETRAINED_V6
 #: The agent shipped before, the network ``PRETRAINED`` was trained from: ``ppo-v5`` (pretrained/MODEL_CARD-wizard-v5.md).
 PRETRAINED_V5 = _PRETRAINED / "wizard-v5.npz"
 #: The one before, the network ``PRETRAINED_V5`` was trained from: ``ppo-v4`` (pretrained/MODEL_CARD-wizard-v4.md).
