@@ -250,6 +250,16 @@ def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data
     assert gated.data_from == ["v5data"] and Path(gated.start).name == "wizard-v5.npz"
 
 
+def test_wizard_v7_is_wizard_v6s_recipe_with_four_iterations():
+    """wizard-v7.toml runs wizard-v6.toml's steps with the same settings and seeds but four gated iterations, so its
+    first two iterations are wizard-v6's run; only its battery's references move on by one network."""
+    v7, v6 = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v7", "wizard-v6"))
+    assert [s.name for s in v7.steps] == [s.name for s in v6.steps]
+    assert v7.step("v5data").keys == v6.step("v5data").keys
+    assert {**v7.step("data").keys, "iterations": 2} == v6.step("data").keys and v7.step("data").keys["iterations"] == 4
+    assert v7.step("battery").keys["references"] == ["ppo-v6", "ppo-v5"] and v6.step("battery").keys["references"] == ["ppo-v5", "ppo-v4"]
+
+
 def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_names(tmp_path: Path):
     first = TINY.split("[[step.stage]]")[0]  # the data step, one iteration
     more = first.split("[[step]]")[1].replace('name = "data"', 'name = "more"').replace("eval_deals = 2", 'eval_deals = 2\ndata_from = ["data"]\nseed = 1')
