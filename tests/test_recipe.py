@@ -218,9 +218,12 @@ def test_the_shipped_recipe_states_the_model_cards_steps():
                                               "pool": ["previous", "ppo-v3"]}),
     ("wizard-v6", "wizard-v5.npz", "ppo-v5", {"samples": 200_000, "rule_tables": 0.4, "pool_tables": 0.3,
                                               "pool": ["previous", "ppo-v4"], "gate": 1000, "data_from": ["v5data"]}),
+    ("wizard-v7", "wizard-v5.npz", "ppo-v6", {"samples": 200_000, "rule_tables": 0.4, "pool_tables": 0.3,
+                                              "pool": ["previous", "ppo-v4"], "gate": 1000, "data_from": ["v5data"]}),
 ])
 def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, start, reference, distinct):
-    """wizard-vN.toml starts from the file of the network before and spells out every setting its checkpoint records
+    """wizard-vN.toml starts from the file of the network before (wizard-v7, the continuation of wizard-v6's run, from
+    the one that run started from) and spells out every setting its checkpoint records
     (wizard-v3 and later record the absolute path of the clone they were built in, so only the path's end is compared).
     The checkpoint's own iteration is compared with the recipe's count, not the count its run was started with
     (wizard-v5 is iteration 2 of a longer run), nor the worker count, on which the data do not depend. The folders
