@@ -11,7 +11,9 @@ margin of a deal is the inference agent's mean score per game minus the uniform 
 the script prints it for each table and for both together (the mean of the two tables' margins per deal),
 with a 95% interval over deals, after every chunk of deals and at the end, and the seconds per searched
 decision of each agent (``act_games`` calls timed, games in lockstep as ``wizard eval`` plays them).
-It is slow: every seat searches (about 0.02 s a decision; a standard game has 540 decisions a seat table).
+It is slow: every seat searches (about 0.02 s a decision; a standard game has 540 decisions a seat table), so
+``--workers N`` plays the chunks in N processes. Each chunk's agents are seeded from the seed and the chunk's first
+deal, so a deal's margins are the same for any worker count and any ``--deals`` that includes its chunk.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from wizard_env.engine.rules import Rules
 from wizard_env.engine.simulate import derive_seeds
 from wizard_env.training.evaluate import mean_ci, play_games, seatings
 from wizard_env.util.stopwatch import Stopwatch
+from wizard_env.util.workers import Workers
 
 PLAYERS = 4
 
@@ -45,10 +48,6 @@ class Timed:
 
         agent.act_games = timed
 
-    def per_decision(self) -> float:
-        """Mean seconds per searched decision so far."""
-        return self.seconds / max(1, self.agent.searched)
-
 
 def deal_scores(rules: Rules, entries: list, seeds: list[int]) -> np.ndarray:
     """[deals, entries]: each entry's mean final score over the rotations of each deal."""
@@ -66,8 +65,19 @@ def line(name: str, values: np.ndarray) -> str:
     return f"{name}: {mean:+.1f} ± {ci if ci is not None else float('nan'):.1f} over {len(values)} deals"
 
 
+def play_chunk(rounds: str, specs: tuple[str, str], agent_seeds: list[int], seeds: list[int], first: int) -> tuple:
+    """One chunk of deals at both tables, with agents seeded for this chunk: the margins of its deals at each table,
+    and each agent's seconds and searched decisions."""
+    rules = Rules.make(PLAYERS, int(rounds) if rounds.isdigit() else rounds)
+    infer, uniform = (Timed(make_agent(spec, np.random.default_rng([seed, first]))) for spec, seed in zip(specs, agent_seeds))
+    s1 = deal_scores(rules, [infer.agent, uniform.agent, uniform.agent, uniform.agent], seeds)
+    s3 = deal_scores(rules, [infer.agent, infer.agent, infer.agent, uniform.agent], seeds)
+    one, three = s1[:, 0] - s1[:, 1:].mean(axis=1), s3[:, :3].mean(axis=1) - s3[:, 3]
+    return one, three, [(t.seconds, t.agent.searched) for t in (infer, uniform)]
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Play the two tables chunk by chunk, printing the margins so far after each chunk."""
+    """Play the two tables chunk by chunk (in ``--workers`` processes), printing the margins so far after each chunk."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--chunk", type=int, default=4, help="deals played in lockstep between reports")
@@ -75,27 +85,32 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--options", default="infer=bids", help="the inference agent's options after samples=N")
     parser.add_argument("--rounds", default="standard")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="processes playing chunks at once")
     args = parser.parse_args(argv)
+    if min(args.deals, args.chunk, args.samples, args.workers) < 1:
+        parser.error("--deals, --chunk, --samples and --workers must be at least 1")
     rules = Rules.make(PLAYERS, int(args.rounds) if args.rounds.isdigit() else args.rounds)
-    infer_spec, uniform_spec = f"pimc:samples={args.samples}:{args.options}", f"pimc:samples={args.samples}"
+    specs = f"pimc:samples={args.samples}:{args.options}", f"pimc:samples={args.samples}"
+    for spec in specs:
+        make_agent(spec)  # a bad spec fails here, before any worker starts
     deal_seeds, agent_seeds = derive_seeds(args.seed, args.deals, PLAYERS)
-    infer, uniform = (Timed(make_agent(spec, seed)) for spec, seed in ((infer_spec, agent_seeds[0]), (uniform_spec, agent_seeds[1])))
-    print(f"{infer_spec} vs {uniform_spec}: {args.deals} deals x {PLAYERS} rotations at two tables, "
-          f"{rules.num_rounds} rounds, seed {args.seed}", flush=True)
-    one, three = [], []
-    with Stopwatch() as watch:
-        for start in range(0, args.deals, args.chunk):
-            seeds = deal_seeds[start:start + args.chunk]
-            s1 = deal_scores(rules, [infer.agent, uniform.agent, uniform.agent, uniform.agent], seeds)
-            s3 = deal_scores(rules, [infer.agent, infer.agent, infer.agent, uniform.agent], seeds)
-            one.append(s1[:, 0] - s1[:, 1:].mean(axis=1))
-            three.append(s3[:, :3].mean(axis=1) - s3[:, 3])
+    print(f"{specs[0]} vs {specs[1]}: {args.deals} deals x {PLAYERS} rotations at two tables, "
+          f"{rules.num_rounds} rounds, seed {args.seed}, {args.workers} worker(s)", flush=True)
+    one, three, spent = [], [], np.zeros((2, 2))
+    with Stopwatch() as watch, Workers(args.workers) as workers:
+        futures = [workers.submit(play_chunk, args.rounds, specs, agent_seeds[:2], deal_seeds[start:start + args.chunk],
+                                  start) for start in range(0, args.deals, args.chunk)]
+        for future in futures:
+            a, b, timing = future.result()
+            one.append(a)
+            three.append(b)
+            spent += timing
             a, b = np.concatenate(one), np.concatenate(three)
             print(f"[{len(a)} deals, {watch.seconds:.0f} s] {line('one vs three', a)}; {line('three vs one', b)}; "
                   f"{line('both', (a + b) / 2)}", flush=True)
-    print(f"seconds per searched decision: {infer_spec} {infer.per_decision():.4f} ({infer.agent.searched} decisions), "
-          f"{uniform_spec} {uniform.per_decision():.4f} ({uniform.agent.searched}); "
-          f"ratio {infer.per_decision() / max(uniform.per_decision(), 1e-12):.2f}")
+    per = spent[:, 0] / np.maximum(1, spent[:, 1])
+    print(f"seconds per searched decision: {specs[0]} {per[0]:.4f} ({spent[0, 1]:.0f} decisions), "
+          f"{specs[1]} {per[1]:.4f} ({spent[1, 1]:.0f}); ratio {per[0] / max(per[1], 1e-12):.2f}")
 
 
 if __name__ == "__main__":

@@ -191,3 +191,27 @@ def test_benchmark_prints_the_margins_and_times(capsys):
     out = capsys.readouterr().out
     assert out.count("one vs three: ") == 2 and "over 2 deals" in out and "both: " in out
     assert "seconds per searched decision: pimc:samples=2:infer=bids:over=2 " in out
+
+
+def test_benchmark_margins_do_not_depend_on_workers_or_deal_count(capsys):
+    """Each chunk's agents are seeded from its first deal: two workers, or fewer deals, give the same margins."""
+    import re
+
+    from benchmarks.inference_vs_uniform import main
+
+    def margins(*extra: str) -> list[str]:
+        main(["--deals", "3", "--chunk", "1", "--rounds", "2", "--samples", "2", *extra])
+        return [re.sub(r", \d+ s\]", "]", row) for row in capsys.readouterr().out.splitlines() if row.startswith("[")]
+
+    alone = margins()
+    assert len(alone) == 3
+    assert margins("--workers", "2") == alone
+    assert margins("--deals", "2") == alone[:2]
+
+
+def test_benchmark_refuses_a_count_below_one(capsys):
+    from benchmarks.inference_vs_uniform import main
+
+    with pytest.raises(SystemExit):
+        main(["--workers", "0"])
+    assert "--workers must be at least 1" in capsys.readouterr().err
