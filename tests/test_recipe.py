@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import io
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -254,7 +255,7 @@ def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data
 
 
 def test_wizard_v7_is_wizard_v6s_recipe_with_four_iterations():
-    """wizard-v7.toml runs wizard-v6.toml's steps with the same settings and seeds but four gated iterations, so its
+    """wizard-v7.toml (it extends wizard-v6.toml) runs its steps with the same settings and seeds but four gated iterations, so its
     first two iterations are wizard-v6's run; only its battery's references move on by one network."""
     v7, v6 = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v7", "wizard-v6"))
     assert [s.name for s in v7.steps] == [s.name for s in v6.steps]
@@ -294,3 +295,75 @@ def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_n
     run_recipe(recipes.load(tmp_path / "tiny.toml"), out, True, None, log=lines.append)
     assert read_gate(gate_path(checkpoints / "iter-1.npz")) == verdict  # played again, on the same deals
     assert not any("finished earlier, kept" in line for line in lines)
+
+
+#: TINY with other margins and a second battery, as a recipe that extends it.
+EXTENDED = """
+extends = "tiny.toml"
+name = "tiny-wider"
+
+[[step]]
+name = "margins"
+grid = [[0, 0], [1, 1], [1.5, 3]]
+
+[[step]]
+name = "battery-3p"
+kind = "eval-suite"
+checkpoint = "margins"
+deals = 2
+references = []
+players = [3]
+"""
+
+
+def test_a_recipe_that_extends_another_is_that_recipe_written_out_with_its_changes(tmp_path: Path):
+    """The recipe a run records (and a resume compares) is the one written out: TINY with the margins' grid
+    replaced and a step added, its description TINY's."""
+    write_recipe(tmp_path)
+    (tmp_path / "wider.toml").write_text(EXTENDED)
+    written = tmp_path / "written" / "tiny.toml"
+    written.parent.mkdir()
+    written.write_text(TINY.replace('name = "tiny"', 'name = "tiny-wider"').replace("grid = [[0, 0], [1.5, 3]]", "grid = [[0, 0], [1, 1], [1.5, 3]]")
+                       + EXTENDED[EXTENDED.index('[[step]]\nname = "battery-3p"'):])
+    wider, out = recipes.load(tmp_path / "wider.toml"), recipes.load(written)
+    assert wider.raw == out.raw and wider.steps == out.steps and wider.description == recipes.load(tmp_path / "tiny.toml").description
+    assert [s.name for s in wider.steps] == [*STEPS, "battery-3p"] and wider.step("margins").keys["grid"][1] == [1, 1]
+    assert recipes.first_change(out.raw, json.loads(json.dumps(wider.raw))) is None
+
+
+def test_a_base_in_another_folder_keeps_naming_the_checkpoints_it_named(tmp_path: Path):
+    shipped = ROOT / "agents" / "pretrained"
+    base, folder = tmp_path / "base", tmp_path / "mine" / "deeper"
+    base.mkdir(), folder.mkdir(parents=True)
+    start = Path(os.path.relpath(shipped / "wizard-v1.npz", base)).as_posix()
+    pool = Path(os.path.relpath(shipped / "wizard-v2.npz", base)).as_posix()
+    data_only = TINY[:TINY.index('[[step]]\nname = "fit"')]
+    write_recipe(base, data_only.replace("rounds = 2\nmix", f'start = "{start}"\npool = ["previous", "{pool}"]\npool_tables = 0.25\nrounds = 2\nmix')
+                 .replace("hidden = [16]", "hidden = [512, 256]\nfeatures = true", 1))
+    (folder / "mine.toml").write_text(f'extends = "{Path(os.path.relpath(base / "tiny.toml", folder)).as_posix()}"\nname = "mine"\n')
+    keys = recipes.load(folder / "mine.toml").step("data").keys
+    assert Path(keys["start"]) == (shipped / "wizard-v1.npz").resolve()
+    assert keys["pool"] == ["previous", str((shipped / "wizard-v2.npz").resolve())]
+
+
+@pytest.mark.parametrize("text, file, where", [
+    (EXTENDED.replace('name = "margins"', 'name = "margins"\nkind = "fit-values"'), "wider", "step 'margins', key 'kind'"),
+    (EXTENDED.replace('"tiny.toml"', '"wider.toml"'), "wider", "key 'extends'"),
+    (EXTENDED.replace('"tiny.toml"', "3"), "wider", "key 'extends'"),
+    (EXTENDED.replace('"tiny.toml"', '"nowhere.toml"'), "nowhere", "cannot read it"),
+    (EXTENDED.replace("grid = [[0, 0], [1, 1], [1.5, 3]]", "grid = [[0, 0], [-1, 1]]"), "wider", "step 3 'margins', key 'grid'"),
+    (EXTENDED.replace('name = "tiny-wider"\n', ""), "wider", "key 'name'"),
+])
+def test_a_bad_extending_recipe_is_named_by_its_file_and_key(tmp_path: Path, text, file, where):
+    write_recipe(tmp_path)
+    (tmp_path / "wider.toml").write_text(text)
+    with pytest.raises(ValueError) as error:
+        recipes.load(tmp_path / "wider.toml")
+    assert str(error.value).startswith(f"recipe {tmp_path / file}.toml: {where}")
+
+
+def test_a_fault_of_the_base_is_named_in_the_base(tmp_path: Path):
+    write_recipe(tmp_path, TINY.replace("samples = 100", "samples = 0"))
+    (tmp_path / "wider.toml").write_text(EXTENDED)
+    with pytest.raises(ValueError, match=re.escape(f"recipe {tmp_path / 'tiny.toml'}: step 1 'data', key 'samples'")):
+        recipes.load(tmp_path / "wider.toml")

@@ -15,16 +15,21 @@ folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that 
 A ``checkpoint`` names an earlier step: a train-values step's latest checkpoint, a fit's, or the margins' choice.
 ``load`` parses and checks a file: every error names the file, the step and the key. The margins' seeds must be
 other than every eval-suite step's (S, S + 1, S + 2), so the margins are not chosen on the deals that measure them.
+
+``extends = "other.toml"`` (read from the file's folder) makes a recipe the other one with changes: a ``[[step]]``
+named as one of the other's gives the keys that replace that step's (a list whole), one of a new name is added
+after the other's steps. The recipe a run records and compares (``Recipe.raw``) is the one written out.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_env.util.checks import short_repr
@@ -163,18 +168,79 @@ def _toml() -> Any:
 
 
 def load(path: str | Path) -> Recipe:
-    """Read and check a recipe file; ValueError naming the file, the step and the key at fault."""
+    """Read and check a recipe file (and the recipes it ``extends``); ValueError naming the file, the step and the key
+    at fault."""
     path = Path(path)
+    return parse(_expanded(path, ()), path)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """A recipe file's TOML; ValueError naming the file."""
     toml = _toml()
     try:
-        raw = toml.loads(path.read_text(encoding="utf-8"))
+        return toml.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise ValueError(f"recipe {path}: cannot read it ({e.strerror or e})") from None
     except UnicodeDecodeError:
         raise ValueError(f"recipe {path}: not a UTF-8 text file") from None
     except (toml.TOMLDecodeError, RecursionError) as e:
         raise ValueError(f"recipe {path}: not valid TOML ({str(e)[:200] or 'nested too deeply'})") from None
-    return parse(raw, path)
+
+
+def _expanded(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
+    """The file's TOML with its ``extends`` written out: the base recipe's steps in the base's order, each with the
+    keys that a ``[[step]]`` of the same name in this file gives in place of the base's, then this file's steps of
+    new names; this file's ``name``, and its ``description`` or else the base's. ``seen``: the files extending it."""
+    raw = _read(path)
+    if "extends" not in raw:
+        return raw
+
+    def fail(where: str, problem: str) -> ValueError:
+        return ValueError(f"recipe {path}: {where}: {problem}")
+
+    named = raw.pop("extends")
+    if not isinstance(named, str) or not named.strip():
+        raise fail("key 'extends'", f"expected the path of the recipe file it extends, not {named!r}")
+    base_path = path.parent / named
+    chain = (*seen, path.resolve())
+    if base_path.resolve() in chain:
+        raise fail("key 'extends'", f"{named!r} extends this file in turn: the recipes extend each other in a circle")
+    base = _expanded(base_path, chain)
+    parse(base, base_path)  # a fault of the base is named in its own file
+    tables = raw.pop("step", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise fail("key 'step'", "expected [[step]] tables")
+    steps = [_rebased(dict(t), base_path.parent, path.parent) for t in base["step"]]
+    for table in tables:
+        same = next((s for s in steps if s.get("name") == table.get("name")), None)
+        if same is None:
+            steps.append(table)
+        elif table.get("kind", same.get("kind")) != same.get("kind"):
+            raise fail(f"step {table['name']!r}, key 'kind'", f"{base_path} has it as a {same.get('kind')} step: a step of the "
+                       f"same name overrides its keys and keeps its kind, not {table['kind']!r} (give it another name)")
+        else:
+            same.update(table)
+    description = {"description": base["description"]} if "description" in base and "description" not in raw else {}
+    return {**raw, **description, "step": steps}
+
+
+def _rebased(table: dict[str, Any], base: Path, folder: Path) -> dict[str, Any]:
+    """A base recipe's step with its relative checkpoint paths made relative to the folder of the file that extends
+    it, so they name the same files."""
+    if table.get("kind") == "train-values" and base.resolve() != folder.resolve():
+        _relative_paths(table, lambda entry: os.path.relpath((base / entry).resolve(), folder.resolve()))
+    return table
+
+
+def _relative_paths(keys: dict[str, Any], change: Callable[[str], str]) -> None:
+    """Apply ``change`` to a train-values step's relative checkpoint paths: ``start``, and those in ``pool``."""
+    def relative(entry: Any) -> bool:
+        return isinstance(entry, str) and bool(entry) and not Path(entry).is_absolute()
+
+    if relative(keys.get("start")):
+        keys["start"] = change(keys["start"])
+    if isinstance(keys.get("pool"), list):
+        keys["pool"] = [change(e) if relative(e) and names_checkpoint(e) else e for e in keys["pool"]]
 
 
 def parse(raw: dict[str, Any], path: Path) -> Recipe:
@@ -184,7 +250,7 @@ def parse(raw: dict[str, Any], path: Path) -> Recipe:
 
     unknown = [k for k in raw if k not in ("name", "description", "step")]
     if unknown:
-        raise fail(f"key {unknown[0]!r}", "unknown key (a recipe has name, description and [[step]] tables)")
+        raise fail(f"key {unknown[0]!r}", "unknown key (a recipe has name, description, extends and [[step]] tables)")
     for key in ("name", "description"):
         if key in raw and not isinstance(raw[key], str) or key == "name" and not str(raw.get(key, "")).strip():
             raise fail(f"key {key!r}", "expected a string" + (" that is not empty" if key == "name" else ""))
@@ -224,11 +290,8 @@ def _step(index: int, table: dict[str, Any], before: list[Step], fail, folder: P
         if key not in keys:
             raise fail(f"{where}, key {key!r}", f"missing: a {kind} step names it")
     keys = {k: keys.get(k, default) for k, (_, default) in schema.items()}
-    if kind == "train-values" and keys["start"] and not Path(keys["start"]).is_absolute():
-        keys["start"] = str((folder / keys["start"]).resolve())
-    if kind == "train-values":  # the pool's checkpoints, as ``start``
-        keys["pool"] = [str((folder / e).resolve()) if names_checkpoint(e) and not Path(e).is_absolute() else e
-                        for e in keys["pool"]]
+    if kind == "train-values":
+        _relative_paths(keys, lambda entry: str((folder / entry).resolve()))
     step = Step(index, name, kind, keys)
     for key, (value_kind, _) in schema.items():  # a step named (data_from: several) is an earlier one of a kind that fits
         names = keys[key] if value_kind == "steps" else [keys[key]] if value_kind == "step" and keys[key] is not None else []
