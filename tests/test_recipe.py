@@ -255,8 +255,8 @@ def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data
 
 
 def test_wizard_v7_is_wizard_v6s_recipe_with_four_iterations():
-    """wizard-v7.toml (it extends wizard-v6.toml) runs its steps with the same settings and seeds but four gated iterations, so its
-    first two iterations are wizard-v6's run; only its battery's references move on by one network."""
+    """wizard-v7.toml (it extends wizard-v6.toml) runs its steps with the same settings and seeds but four gated
+    iterations, so its first two iterations are wizard-v6's run; only its battery's references move on by one network."""
     v7, v6 = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v7", "wizard-v6"))
     assert [s.name for s in v7.steps] == [s.name for s in v6.steps]
     assert v7.step("v5data").keys == v6.step("v5data").keys
