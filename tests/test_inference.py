@@ -215,3 +215,19 @@ def test_benchmark_refuses_a_count_below_one(capsys):
     with pytest.raises(SystemExit):
         main(["--workers", "0"])
     assert "--workers must be at least 1" in capsys.readouterr().err
+
+
+def test_regret_benchmark_measures_each_agent_against_the_true_deal(capsys):
+    """Regrets are never negative (the best true value is at least the chosen one's), come from the decisions with a
+    choice, and are the same for the same seed."""
+    from benchmarks.inference_regret import main, regrets
+
+    rules = Rules.make(4, 3)
+    found, phases = regrets(rules, "rule", ["pimc:samples=2", "pimc:samples=2:infer=bids"], games=3, share=1.0, seed=3)
+    assert found.shape == (2, len(phases)) and len(phases) > 0 and (found >= 0).all()
+    assert set(phases.tolist()) <= {int(Phase.TRUMP), int(Phase.BID), int(Phase.PLAY)}
+    again, _ = regrets(rules, "rule", ["pimc:samples=2", "pimc:samples=2:infer=bids"], games=3, share=1.0, seed=3)
+    np.testing.assert_array_equal(found, again)
+    main(["--games", "2", "--rounds", "2", "--samples", "2"])
+    out = capsys.readouterr().out
+    assert "pimc:samples=2: " in out and "pimc:samples=2:infer=bids: " in out and "positions (" in out
