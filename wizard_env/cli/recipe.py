@@ -9,7 +9,8 @@ A recipe (TOML; ``docs/recipes.md``, ``wizard_env.training.recipe``) lists the s
 iterations, a fresh fit on their data, the margin grid on held-out deals, the evaluation battery
 (``wizard eval-suite``) and the copy of the chosen checkpoint to ``--out/agent.npz`` with the model card's
 tables in ``--out/tables.md``. Each step writes into ``--out/steps/NAME`` and marks itself finished;
-``--resume`` skips finished steps and continues the one that was cut short. Needs the train extras.
+``--resume`` skips finished steps and continues the one that was cut short. A recipe may ``extends = "other.toml"``
+and give only the keys it changes. Needs the train extras.
 """
 
 from __future__ import annotations
