@@ -353,6 +353,7 @@ def test_a_base_in_another_folder_keeps_naming_the_checkpoints_it_named(tmp_path
     (EXTENDED.replace('"tiny.toml"', '"nowhere.toml"'), "nowhere", "cannot read it"),
     (EXTENDED.replace("grid = [[0, 0], [1, 1], [1.5, 3]]", "grid = [[0, 0], [-1, 1]]"), "wider", "step 3 'margins', key 'grid'"),
     (EXTENDED.replace('name = "tiny-wider"\n', ""), "wider", "key 'name'"),
+    (EXTENDED + '[[step]]\nname = "margins"\ndeals = 3\n', "wider", "step 'margins', key 'name'"),
 ])
 def test_a_bad_extending_recipe_is_named_by_its_file_and_key(tmp_path: Path, text, file, where):
     write_recipe(tmp_path)

@@ -211,7 +211,9 @@ def _expanded(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise fail("key 'step'", "expected [[step]] tables")
     steps = [_rebased(dict(t), base_path.parent, path.parent) for t in base["step"]]
-    for table in tables:
+    for index, table in enumerate(tables):
+        if any(t.get("name") == table.get("name") for t in tables[:index]):
+            raise fail(f"step {table.get('name')!r}, key 'name'", "named by an earlier [[step]] of this file too")
         same = next((s for s in steps if s.get("name") == table.get("name")), None)
         if same is None:
             steps.append(table)
