@@ -33,9 +33,9 @@ from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.agents.rollouts import rollout_values
 from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
-from wizard_env.engine.rules import Rules
+from wizard_env.engine.rules import Rules, parse_rounds
 from wizard_env.engine.simulate import derive_seeds
-from wizard_env.training.evaluate import mean_ci
+from wizard_env.training.eval_suite import Figure, pm
 from wizard_env.util.stopwatch import Stopwatch
 
 PLAYERS = 4
@@ -68,11 +68,6 @@ def regrets(rules: Rules, behaviour_spec: str, specs: list[str], games: int, sha
     return np.concatenate(found, axis=1), np.concatenate(phases)
 
 
-def line(values: np.ndarray) -> str:
-    mean, ci = mean_ci(values)
-    return f"{mean:+.2f} ± {ci if ci is not None else float('nan'):.2f}"
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=32, help="games played in lockstep")
@@ -86,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.games < 1 or args.samples < 1 or not 0 < args.share <= 1:
         parser.error("--games and --samples must be at least 1, --share in (0, 1]")
-    rules = Rules.make(PLAYERS, int(args.rounds) if args.rounds.isdigit() else args.rounds)
+    rules = Rules.make(PLAYERS, parse_rounds(args.rounds))
     specs = [f"pimc:samples={args.samples}" + (f":{o}" if o else "") for o in args.options]
     for spec in specs:
         if not isinstance(make_agent(spec), PIMCAgent):
@@ -103,7 +98,8 @@ def main(argv: list[str] | None = None) -> None:
             at = np.ones(len(phases), bool) if phase is None else phases == phase
             if not at.any():
                 continue
-            cells.append(f"{name} {line(found[i, at])}" + ("" if i == 0 else f" ({line(found[i, at] - found[0, at])})"))
+            paired = "" if i == 0 else f" ({pm(Figure.over_deals(found[i, at] - found[0, at]), 2)})"
+            cells.append(f"{name} {pm(Figure.over_deals(found[i, at]), 2)}{paired}")
         print(f"{spec}: " + "; ".join(cells))
     print(f"(in brackets: the difference to {specs[0]}, paired by position; negative is closer to the deal)")
 

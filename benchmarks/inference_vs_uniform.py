@@ -24,9 +24,10 @@ import numpy as np
 
 from wizard_env.agents.pimc_agent import PIMCAgent
 from wizard_env.agents.registry import make_agent
-from wizard_env.engine.rules import Rules
+from wizard_env.engine.rules import Rules, parse_rounds
 from wizard_env.engine.simulate import derive_seeds
-from wizard_env.training.evaluate import mean_ci, play_games, seatings
+from wizard_env.training.eval_suite import Figure, pm
+from wizard_env.training.evaluate import play_games, seatings
 from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.util.workers import Workers
 
@@ -61,14 +62,12 @@ def deal_scores(rules: Rules, entries: list, seeds: list[int]) -> np.ndarray:
 
 def line(name: str, values: np.ndarray) -> str:
     """A margin with its 95% interval."""
-    mean, ci = mean_ci(values)
-    return f"{name}: {mean:+.1f} ± {ci if ci is not None else float('nan'):.1f} over {len(values)} deals"
+    return f"{name}: {pm(Figure.over_deals(values))} over {len(values)} deals"
 
 
-def play_chunk(rounds: str, specs: tuple[str, str], agent_seeds: list[int], seeds: list[int], first: int) -> tuple:
+def play_chunk(rules: Rules, specs: tuple[str, str], agent_seeds: list[int], seeds: list[int], first: int) -> tuple:
     """One chunk of deals at both tables, with agents seeded for this chunk: the margins of its deals at each table,
     and each agent's seconds and searched decisions."""
-    rules = Rules.make(PLAYERS, int(rounds) if rounds.isdigit() else rounds)
     infer, uniform = (Timed(make_agent(spec, np.random.default_rng([seed, first]))) for spec, seed in zip(specs, agent_seeds))
     s1 = deal_scores(rules, [infer.agent, uniform.agent, uniform.agent, uniform.agent], seeds)
     s3 = deal_scores(rules, [infer.agent, infer.agent, infer.agent, uniform.agent], seeds)
@@ -89,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if min(args.deals, args.chunk, args.samples, args.workers) < 1:
         parser.error("--deals, --chunk, --samples and --workers must be at least 1")
-    rules = Rules.make(PLAYERS, int(args.rounds) if args.rounds.isdigit() else args.rounds)
+    rules = Rules.make(PLAYERS, parse_rounds(args.rounds))
     specs = f"pimc:samples={args.samples}:{args.options}", f"pimc:samples={args.samples}"
     for spec in specs:
         make_agent(spec)  # a bad spec fails here, before any worker starts
@@ -98,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{rules.num_rounds} rounds, seed {args.seed}, {args.workers} worker(s)", flush=True)
     one, three, spent = [], [], np.zeros((2, 2))
     with Stopwatch() as watch, Workers(args.workers) as workers:
-        futures = [workers.submit(play_chunk, args.rounds, specs, agent_seeds[:2], deal_seeds[start:start + args.chunk],
+        futures = [workers.submit(play_chunk, rules, specs, agent_seeds[:2], deal_seeds[start:start + args.chunk],
                                   start) for start in range(0, args.deals, args.chunk)]
         for future in futures:
             a, b, timing = future.result()

@@ -22,7 +22,7 @@ from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.agents.pimc_agent import PIMCAgent
 from wizard_env.agents.registry import make_agent
 from wizard_env.agents.rule_agent import RuleAgent
-from wizard_env.engine.rules import Rules
+from wizard_env.engine.rules import Rules, parse_rounds
 from wizard_env.training.evaluate import play_games
 
 
@@ -60,8 +60,7 @@ def main() -> None:
     parser.add_argument("--rounds", default="standard")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    rounds = int(args.rounds) if args.rounds.isdigit() else args.rounds
-    rules = Rules.make(args.players, rounds)
+    rules = Rules.make(args.players, parse_rounds(args.rounds))
     specs = args.agents or [f"pimc:samples={samples}:rollout={args.rollout}" for samples in args.samples]
     for spec in specs:  # compile and load before timing: one game of one round
         decision_times(spec, Rules.make(args.players, 1), 1, args.seed)
