@@ -24,7 +24,10 @@ network (``ppo`` with RuleAgent rollouts) rates highest are played out (``rollou
 them all), so a decision among 16 bids costs what one among K does. The prior is a ``PPOAgent`` of its own, so the
 rollouts draw what they would without it.
 
-Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=8:rollout=ppo``, ``pimc:samples=16:infer=bids:over=4:temp=10``,
+With ``bid_samples=N`` (``pimc:bid_samples=64``) the bids are searched on N worlds and every other decision on
+``samples``: a bid commits a whole round and chooses among up to 16 options, a card among fewer and with more seen.
+
+Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=16:bid_samples=64``, ``pimc:samples=8:rollout=ppo``, ``pimc:samples=16:infer=bids:over=4:temp=10``,
 ``pimc:samples=16:rollout=ppo:top=4``.
 """
 
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
 
 from .base import Agent
@@ -49,12 +53,12 @@ MAX_ROLLOUTS = 8192
 
 def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = None) -> dict:
     """Keyword arguments of ``PIMCAgent`` from a spec's options,
-    ``samples=N:rollout=rule|ppo|ppo-v3|...:infer=bids:over=K:temp=T:top=K``, over ``defaults`` (keyword arguments too);
+    ``samples=N:bid_samples=N:rollout=rule|ppo|ppo-v3|...:infer=bids:over=K:temp=T:top=K``, over ``defaults`` (keyword arguments too);
     ValueError naming a bad one (in the spec ``name:arg``)."""
     options: dict = dict(defaults or {})
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
-        if key in ("samples", "over", "top") and sep:
+        if key in ("samples", "bid_samples", "over", "top") and sep:
             if not value.strip().isdigit() or int(value) < 1:
                 raise ValueError(f"agent spec '{name}:{arg}': {key} must be a positive integer, not {value!r}")
             options[{"over": "oversample"}.get(key, key)] = int(value)
@@ -71,7 +75,7 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
                 raise ValueError(f"agent spec '{name}:{arg}': temp must be a positive number, not {value!r}")
             options["temperature"] = temperature
         else:
-            raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: samples=N, "
+            raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: samples=N, bid_samples=N, "
                              f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, over=K, temp=T, top=K)")
     if ("oversample" in options or "temperature" in options) and "infer" not in options:
         raise ValueError(f"agent spec '{name}:{arg}': over= and temp= tune inference: add infer={'|'.join(INFERENCES)}")
@@ -85,12 +89,14 @@ class PIMCAgent(Agent):
 
     def __init__(self, samples: int = DEFAULT_SAMPLES, rollout: str = "rule",
                  seed: int | np.random.Generator | None = None, infer: str | None = None,
-                 oversample: int = DEFAULT_OVERSAMPLE, temperature: float = DEFAULT_TEMPERATURE, top: int | None = None):
-        for name, value in (("samples", samples), ("top", 1 if top is None else top)):
+                 oversample: int = DEFAULT_OVERSAMPLE, temperature: float = DEFAULT_TEMPERATURE, top: int | None = None,
+                 bid_samples: int | None = None):
+        bid_samples = samples if bid_samples is None else bid_samples
+        for name, value in (("samples", samples), ("bid_samples", bid_samples), ("top", 1 if top is None else top)):
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"pimc: {name} must be a positive integer, not {value!r}")
-        if samples > MAX_ROLLOUTS:
-            raise ValueError(f"pimc: samples must be at most {MAX_ROLLOUTS}, not {samples}")
+            if name != "top" and value > MAX_ROLLOUTS:
+                raise ValueError(f"pimc: {name} must be at most {MAX_ROLLOUTS}, not {value}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"pimc: unknown rollout policy {rollout!r} (expected {' or '.join(ROLLOUTS)})")
         if infer is not None and infer not in INFERENCES:
@@ -99,11 +105,14 @@ class PIMCAgent(Agent):
             inference = BidInference(oversample, temperature)
         except ValueError as error:
             raise ValueError(f"pimc: {error}") from None
-        if infer is not None and samples * oversample > MAX_ROLLOUTS:
-            raise ValueError(f"pimc: samples x oversample must be at most {MAX_ROLLOUTS}, not {samples * oversample}")
+        if infer is not None and max(samples, bid_samples) * oversample > MAX_ROLLOUTS:
+            raise ValueError(f"pimc: samples x oversample must be at most {MAX_ROLLOUTS}, "
+                             f"not {max(samples, bid_samples) * oversample}")
         #: The inference of the determinizations, or None for uniform ones.
         self.inference = inference if infer is not None else None
         self.samples = int(samples)
+        #: Determinizations kept per bid (``samples`` unless given): a bid weighs a whole round, with up to 16 options.
+        self.bid_samples = int(bid_samples)
         self.rollout = rollout
         self.rng = np.random.default_rng(seed)
         policy_seed = np.random.default_rng(self.rng.integers(2**63))
@@ -115,10 +124,9 @@ class PIMCAgent(Agent):
         #: Decisions made with a search (more than one legal action), for measuring time per decision.
         self.searched = 0
 
-    @property
-    def _worlds(self) -> int:
-        """Determinizations drawn per decision."""
-        return self.samples * (self.inference.oversample if self.inference is not None else 1)
+    def _worlds(self, samples: int) -> int:
+        """Determinizations drawn per decision that keeps ``samples``."""
+        return samples * (self.inference.oversample if self.inference is not None else 1)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Not enough to search: PIMC needs the games (``act_games``)."""
@@ -133,22 +141,25 @@ class PIMCAgent(Agent):
             raise ValueError("pimc: a game has no legal action (it is over)")
         actions = masks.argmax(axis=1).astype(np.int64)  # the only legal action, where there is one
         legal = masks.sum(axis=1)
-        rows = np.flatnonzero(legal > 1)
-        start = 0
-        while start < rows.size:  # chunks of at most MAX_ROLLOUTS copies (at least one game)
-            cost = np.cumsum(np.maximum(legal[rows[start:]] * self.samples, self._worlds))
-            stop = start + max(1, int(np.searchsorted(cost, MAX_ROLLOUTS, side="right")))
-            chunk = rows[start:stop]
-            actions[chunk] = self._search(batch, games[chunk], masks[chunk])
-            start = stop
-        self.searched += rows.size
+        searched = np.flatnonzero(legal > 1)
+        bidding = batch.phase[games[searched]] == Phase.BID
+        for rows, samples in ((searched, self.samples),) if self.bid_samples == self.samples else (
+                (searched[~bidding], self.samples), (searched[bidding], self.bid_samples)):
+            start = 0
+            while start < rows.size:  # chunks of at most MAX_ROLLOUTS copies (at least one game)
+                cost = np.cumsum(np.maximum(legal[rows[start:]] * samples, self._worlds(samples)))
+                stop = start + max(1, int(np.searchsorted(cost, MAX_ROLLOUTS, side="right")))
+                chunk = rows[start:stop]
+                actions[chunk] = self._search(batch, games[chunk], masks[chunk], samples)
+                start = stop
+        self.searched += searched.size
         return actions
 
-    def _search(self, batch: WizardBatch, games: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The best action of each game: mean round score of its acting seat over the samples, per legal action
-        (per action the prior keeps, with ``top``)."""
+    def _search(self, batch: WizardBatch, games: np.ndarray, masks: np.ndarray, samples: int) -> np.ndarray:
+        """The best action of each game: mean round score of its acting seat over ``samples`` worlds, per legal
+        action (per action the prior keeps, with ``top``)."""
         searched = None
         if self.prior is not None and self.top is not None:
             searched = masks = search_prior(self.prior, batch.observe(games), masks, self.top)
-        mean = search_values(batch, games, self.policy, self.rng, self.samples, self.inference, searched)
+        mean = search_values(batch, games, self.policy, self.rng, samples, self.inference, searched)
         return np.where(masks != 0, mean, -np.inf).argmax(axis=1)  # ties: the lowest action id

@@ -11,7 +11,7 @@ trained from);
 ``baseline:PATH`` (a from-scratch baseline of ``wizard baseline``, or a run folder: its network, which reads the
 observation alone, makes every decision, greedily over the legal actions; a network with RuleAgent's advice is refused);
 ``pimc`` (search on determinized rollouts, options
-``samples=N``, ``rollout=rule|ppo`` (or another shipped network: ``rollout=ppo-v3``), ``infer=bids`` with ``over=K``, ``temp=T``, and ``top=K`` (search only the
+``samples=N``, ``bid_samples=N`` (worlds per bid), ``rollout=rule|ppo`` (or another shipped network: ``rollout=ppo-v3``), ``infer=bids`` with ``over=K``, ``temp=T``, and ``top=K`` (search only the
 network's K best-rated actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``,
 ``pimc:samples=16:rollout=ppo:top=4``; it plays where the games are
 at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``: the shipped network as

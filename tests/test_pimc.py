@@ -12,6 +12,7 @@ from wizard_env.agents.ppo_agent import PRETRAINED, PPOAgent
 from wizard_env.agents.registry import make_agent
 from wizard_env.agents.rollouts import search_prior, search_values
 from wizard_env.agents.rule_agent import RuleAgent
+from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.determinize import determinize
 from wizard_env.engine.rules import Rules
@@ -46,7 +47,7 @@ def test_search_is_pimc_with_the_network_and_inference_and_its_options_override_
 
 @pytest.mark.parametrize("spec", ["pimc:samples=0", "pimc:samples=-1", "pimc:samples=x", "pimc:samples=",
                                   "pimc:rollout=random", "pimc:depth=3", "pimc:samples", "pimc:top=0",
-                                  "pimc:top=two"])
+                                  "pimc:top=two", "pimc:bid_samples=0", "pimc:bid_samples=9999"])
 def test_bad_options_are_refused(spec):
     with pytest.raises(ValueError, match="pimc"):
         make_agent(spec, 0)
@@ -160,3 +161,24 @@ def test_top_one_plays_the_prior_and_top_past_every_option_changes_nothing():
     np.testing.assert_array_equal(PIMCAgent(samples=2, seed=1, top=1).act_games(batch, games), network)
     np.testing.assert_array_equal(PIMCAgent(samples=3, seed=1, top=79).act_games(batch, games),
                                   PIMCAgent(samples=3, seed=1).act_games(batch, games))
+
+
+def test_bid_samples_search_the_bids_on_their_own_number_of_worlds():
+    batch = positions(Rules.make(4, [3, 4]), 24, seed=5)
+    legal = batch.legal_masks().sum(axis=1) > 1
+    bids = np.flatnonzero(legal & (batch.phase == Phase.BID))
+    others = np.flatnonzero(legal & (batch.phase != Phase.BID))
+    assert bids.size and others.size
+    # alone, each kind of decision is searched draw for draw as by an agent with that many samples for all
+    np.testing.assert_array_equal(PIMCAgent(samples=2, bid_samples=6, seed=1).act_games(batch, bids),
+                                  PIMCAgent(samples=6, seed=1).act_games(batch, bids))
+    np.testing.assert_array_equal(PIMCAgent(samples=2, bid_samples=6, seed=1).act_games(batch, others),
+                                  PIMCAgent(samples=2, seed=1).act_games(batch, others))
+    # together: the cards first, then the bids
+    both = PIMCAgent(samples=2, bid_samples=6, seed=1)
+    chosen = both.act_games(batch, np.arange(24))
+    assert batch.legal_masks()[np.arange(24), chosen].all() and both.searched == bids.size + others.size
+    np.testing.assert_array_equal(chosen[others], PIMCAgent(samples=2, seed=1).act_games(batch, others))
+    np.testing.assert_array_equal(PIMCAgent(samples=3, bid_samples=3, seed=2).act_games(batch, np.arange(24)),
+                                  PIMCAgent(samples=3, seed=2).act_games(batch, np.arange(24)))
+    assert make_agent("search:bid_samples=64", 0).bid_samples == 64 and make_agent("pimc:samples=4", 0).bid_samples == 4
