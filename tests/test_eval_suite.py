@@ -52,6 +52,24 @@ def test_the_battery_writes_both_files_with_every_row(battery):
     assert all(len(t["deal_scores"]) == 3 == len(t["deal_seeds"]) for t in data["tables"])
 
 
+def test_workers_play_the_tables_at_once_with_the_same_figures(battery, tmp_path):
+    out = tmp_path / "suite"
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        assert main(["eval-suite", "rule", *TINY, "--workers", "2", "--out", str(out)]) == 0
+    data = json.loads((out / eval_suite.JSON_NAME).read_text())
+    serial = battery[3]
+    assert data["tables"] == serial["tables"]
+    untimed = [[{k: v for k, v in row.items() if k != "wall_seconds"} for row in d["rows"]] for d in (data, serial)]
+    assert untimed[0] == untimed[1]
+    assert all(row["wall_seconds"] > 0 for row in data["rows"] if row["key"] != "bid-accuracy")  # its table is rule's
+    assert (out / eval_suite.MARKDOWN_NAME).read_text() == (battery[0] / eval_suite.MARKDOWN_NAME).read_text()
+    lines = stderr.getvalue().splitlines()
+    assert lines[0] == f"{len(data['tables'])} tables on 2 worker processes"
+    assert [line.split(": ")[0] for line in lines if line.startswith("[")] == [
+        f"[{i}/{len(ROWS)}] {key}" for i, key in enumerate(ROWS, 1) for _ in range(2)]
+
+
 def test_four_rule_against_four_rule_is_exactly_zero(battery):
     self_play = next(row for row in battery[3]["rows"] if row["key"] == "self-play")["figures"]
     assert self_play["diff"] == {"mean": 0.0, "ci95": 0.0}
@@ -128,6 +146,7 @@ def test_the_markdown_numbers_are_the_jsons(battery):
         (["nobody"], "AGENT: unknown agent 'nobody'"),
         (["ppo:missing.npz"], "AGENT: checkpoint missing.npz: no such file"),
         (["rule", "--seed", "x"], "argument --seed"),
+        (["rule", "--workers", "0"], "--workers must be at least 1"),
     ],
 )
 def test_a_bad_option_is_refused_before_any_work(args, message, tmp_path, capsys):

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from concurrent.futures import Future
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -33,6 +36,7 @@ from wizard_env.util import options
 from wizard_env.util.checks import check_seed
 from wizard_env.util.files import write_atomic
 from wizard_env.util.stopwatch import Stopwatch
+from wizard_env.util.workers import Workers
 
 from .common import locked_run
 from .evaluate import EVAL_BYTES_PER_GAME, EvalResult, bid_accuracy_by_deal, evaluate, mean_ci
@@ -48,6 +52,8 @@ DEFAULT_DEALS = 2000
 DEFAULT_SEED = 1
 DEFAULT_REFERENCES = ("ppo",)
 DEFAULT_PLAYERS = (3, 5, 6)
+#: The most ``--workers``: there are at most a dozen tables or so to play at once.
+MAX_WORKERS = 64
 #: The baseline of every row but the references'.
 RULE = "rule"
 
@@ -132,6 +138,7 @@ class SuiteConfig:
     reference_deals: int | None = None  #: deals of the reference tables (None: ``deals``)
     players: tuple[int, ...] = DEFAULT_PLAYERS  #: the other player counts, against ``rule``
     skip: tuple[str, ...] = ()  #: rows left out (``ROW_KINDS``)
+    workers: int = 1  #: processes playing tables at once (the figures do not depend on it)
 
     def check(self) -> None:
         """ValueError naming the option of the first setting that is wrong; builds nothing."""
@@ -155,8 +162,10 @@ class SuiteConfig:
         unknown = [k for k in self.skip if k not in ROW_KINDS]
         if unknown:
             raise ValueError(f"--skip {unknown[0]!r}: the rows are {', '.join(ROW_KINDS)}")
+        options.check_range("--workers", self.workers, 1, MAX_WORKERS)
         most = max((4, *self.players))
-        options.check_memory("--games", max(self.deals, self.reference_deals or 0), EVAL_BYTES_PER_GAME * most)
+        options.check_memory("--games", max(self.deals, self.reference_deals or 0) * self.workers,
+                             EVAL_BYTES_PER_GAME * most)
 
 
 @dataclass(frozen=True)
@@ -350,31 +359,62 @@ def prepare(config: SuiteConfig) -> list[Row]:
 def run_suite(config: SuiteConfig, log: Callable[[str], object] | None = None, quiet: bool = False,
               version: str = "unknown", rows: list[Row] | None = None) -> dict[str, Any]:
     """Play the battery (the ``rows`` of ``prepare``, made here if None) and return its JSON (``to_json``);
-    ``log`` gets a line as each row starts and ends, and progress lines unless ``quiet``."""
+    ``log`` gets a line as each row starts and ends, and progress lines unless ``quiet``. With ``config.workers``
+    above 1 every table is handed to a pool of that many processes at once (progress lines from each, no bar), and
+    the rows are reported in order as their tables come back: the same figures, in less wall time."""
     rows = prepare(config) if rows is None else rows
     say = (lambda line: None) if log is None or quiet else log
-    results: dict[Table, EvalResult] = {}
-    for i, row in enumerate(rows, 1):
-        if row.skipped is not None:
-            say(f"[{i}/{len(rows)}] {row.key}: not run ({row.skipped})")
-            continue
-        say(f"[{i}/{len(rows)}] {row.key}: {row.measurement} ...")
-        with Stopwatch() as watch:
+    played: dict[Table, tuple[EvalResult, float]] = {}  # each table once: the play row reuses the rule row's table
+    with ExitStack() as stack:
+        pending: dict[Table, Future] = {}
+        if config.workers > 1:
+            pool = stack.enter_context(Workers(config.workers, say))
+            say(f"{len(tables_of(rows))} tables on {config.workers} worker processes")
+            for table, key in tables_of(rows).items():
+                pending[table] = pool.submit(timed_table, table, key, quiet)
+        for i, row in enumerate(rows, 1):
+            if row.skipped is not None:
+                say(f"[{i}/{len(rows)}] {row.key}: not run ({row.skipped})")
+                continue
+            say(f"[{i}/{len(rows)}] {row.key}: {row.measurement} ...")
+            new = [table for table in row.tables if table not in played]
+            for table in new:
+                played[table] = pending[table].result() if table in pending else timed_table(table, row.key, quiet, log)
+            row.figures = figures(row, {table: result for table, (result, _) in played.items()})
+            row.wall_seconds = sum(played[table][1] for table in new)
+            say(f"[{i}/{len(rows)}] {row.key}: {result_text(row).replace('**', '')} ({row.wall_seconds:.1f} s)")
+    return to_json(config, rows, {table: result for table, (result, _) in played.items()}, version)
+
+
+def tables_of(rows: list[Row]) -> dict[Table, str]:
+    """The tables the rows play, each once, in order, with the key of the first row that plays it."""
+    found: dict[Table, str] = {}
+    for row in rows:
+        if row.skipped is None:
             for table in row.tables:
-                if table not in results:  # the play row reuses the rule row's table
-                    results[table] = play_table(table, row.key, quiet, log)
-            row.figures = figures(row, results)
-        row.wall_seconds = watch.seconds
-        say(f"[{i}/{len(rows)}] {row.key}: {result_text(row).replace('**', '')} ({watch.seconds:.1f} s)")
-    return to_json(config, rows, results, version)
+                found.setdefault(table, row.key)
+    return found
 
 
-def play_table(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None, rules: Rules | None = None) -> EvalResult:
-    """Evaluate one table (``rules`` None: standard rounds), with a progress bar or lines named ``key``."""
+def _stderr_line(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def timed_table(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None = _stderr_line) -> tuple[EvalResult, float]:
+    """``play_table`` and its wall seconds; in a worker process (the default ``log``), progress lines on stderr, no bar."""
+    with Stopwatch() as watch:
+        result = play_table(table, key, quiet, log, bar=log is not _stderr_line)
+    return result, watch.seconds
+
+
+def play_table(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None, rules: Rules | None = None,
+               bar: bool = True) -> EvalResult:
+    """Evaluate one table (``rules`` None: standard rounds), with a progress bar (``bar``, on a terminal) or lines
+    named ``key``."""
     rules = Rules.make(len(table.agents)) if rules is None else rules
     rounds = table.deals * len(table.agents) * rules.num_rounds
-    with Progress(key, rounds, "round", quiet or log is None, log or print) as bar:
-        return evaluate(rules, table.agents, table.deals, table.seed, reference=table.agents[-1], progress=bar.update)
+    with Progress(key, rounds, "round", quiet or log is None, log or print, bar=bar) as progress:
+        return evaluate(rules, table.agents, table.deals, table.seed, reference=table.agents[-1], progress=progress.update)
 
 
 def write(data: dict[str, Any], out: str | os.PathLike) -> list[Path]:

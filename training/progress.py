@@ -18,13 +18,13 @@ class Progress:
     """How far one phase (``desc``) is, out of ``total`` ``unit``s; ``log`` prints a line (above any bar)."""
 
     def __init__(self, desc: str, total: int, unit: str, quiet: bool, log: Callable[[str], object], initial: int = 0,
-                 leave: bool = False):
+                 leave: bool = False, bar: bool = True):
         from tqdm import tqdm
 
         self.desc, self.total, self.unit, self.n = desc, max(int(total), 1), unit, int(initial)
         self.log = None if quiet else log
         self.bar = None
-        if not quiet and sys.stderr.isatty():
+        if not quiet and bar and sys.stderr.isatty():  # ``bar`` False: lines even on a terminal (several processes)
             self.bar = tqdm(total=self.total, initial=self.n, desc=desc, unit=unit, file=sys.stderr, leave=leave,
                             mininterval=1, dynamic_ncols=True)
         self.started = self.said = time.monotonic()

@@ -3,6 +3,7 @@
     wizard eval-suite ppo --out runs/suite-ppo                  # the shipped agent, 2,000 deals a row
     wizard eval-suite ppo:runs/values/checkpoints/latest.npz --reference ppo,ppo-bid --out runs/suite-new
     wizard eval-suite rule --games 50 --skip reference,players --out runs/suite-rule
+    wizard eval-suite search --games 100 --workers 2 --out runs/suite-search   # a slow agent: tables on 2 cores
 
 Rows (``--skip`` leaves some out): the agent against three ``rule``; against each ``--reference`` one against
 three and three against one; the learned-play ablation (``AGENT:play=rule`` against three ``rule``, paired by
@@ -53,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"rows to leave out: {', '.join(eval_suite.ROW_KINDS)} (bid accuracy comes with rule)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR",
                         help="folder for suite.md and suite.json (default runs/eval-suite-SEED)")
+    parser.add_argument("--workers", type=options.int_type, default=1, metavar="N",
+                        help="processes playing the tables at once, each a core (default 1); the figures are the same "
+                             "for any N, and with N above 1 each table prints progress lines instead of a bar")
     parser.add_argument("--quiet", action="store_true", help="no progress lines or bar")
 
 
@@ -73,7 +77,7 @@ def config_from(args: argparse.Namespace) -> eval_suite.SuiteConfig:
     if references:
         references = split_specs(",".join(references), "--reference")
     config = eval_suite.SuiteConfig(args.agent.strip(), args.games, args.seed, tuple(references), args.reference_games,
-                                    _player_counts(args.players_battery), tuple(_none_or_list(args.skip)))
+                                    _player_counts(args.players_battery), tuple(_none_or_list(args.skip)), args.workers)
     config.check()
     return config
 
