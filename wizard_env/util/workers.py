@@ -125,7 +125,7 @@ class Workers:
     ``say`` receives the line a stop by an exception prints (``stopping: waiting for N workers ...``).
     """
 
-    def __init__(self, count: int, say: Callable[[str], None] = print):
+    def __init__(self, count: int, say: Callable[[str], object] = print):
         self.say = say
         self.executor = ProcessPoolExecutor(count, initializer=_start_worker, initargs=(os.getpid(),))
         self.running: set[Future] = set()
