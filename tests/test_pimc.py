@@ -34,9 +34,9 @@ def test_search_is_pimc_with_the_network_and_inference_and_its_options_override_
 
     agent = make_agent("search", 0)
     assert isinstance(agent, PIMCAgent) and "search" in SEARCH_AGENTS and searches_games("search:samples=2")
-    assert (agent.samples, agent.rollout, agent.top, agent.inference is not None) == (16, "ppo", 3, True)
-    larger = make_agent("search:samples=32:top=5:over=8", 0)
-    assert (larger.samples, larger.rollout, larger.top, larger.inference.oversample) == (32, "ppo", 5, 8)
+    assert (agent.samples, agent.rollout, agent.top, agent.inference is not None) == (32, "ppo", 3, True)
+    larger = make_agent("search:samples=48:top=5:over=8", 0)
+    assert (larger.samples, larger.rollout, larger.top, larger.inference.oversample) == (48, "ppo", 5, 8)
     assert make_agent("search:rollout=rule", 0).rollout == "rule"
     earlier = make_agent("search:rollout=ppo-v3", 0)  # an earlier shipped network plays the rollouts and is the prior
     assert Path(earlier.policy.source).name == Path(earlier.prior.source).name == "wizard-v3.npz"
