@@ -32,7 +32,7 @@ from pathlib import Path
 
 from wizard_env.agents.ppo_agent import load_checkpoint
 from wizard_env.envs.settings import SETTINGS, get_setting
-from wizard_env.training.eval_suite import Figure, pm
+from wizard_env.training.pairing import Figure, pm
 
 ALGOS = ("dmc", "dqn", "nfsp", "nfsp-self", "maskable-ppo", "values")
 #: What a row's decisions count, where it is not every decision the learner played.

@@ -35,7 +35,7 @@ from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.rules import Rules, parse_rounds
 from wizard_env.engine.simulate import derive_seeds
-from wizard_env.training.eval_suite import Figure, pm
+from wizard_env.training.pairing import Figure, pm
 from wizard_env.util.stopwatch import Stopwatch
 
 PLAYERS = 4

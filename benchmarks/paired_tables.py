@@ -10,7 +10,7 @@ Usage::
 With one seed both evaluations play the same deals, so the per-deal mean score of the players
 compared (by default every seat; ``--first``/``--second`` name one agent spec of each file) at the
 first table minus that at the second is a paired sample: the script prints its mean with a 95%
-interval over deals (``wizard_env.training.eval_suite.paired``, which
+interval over deals (``wizard_env.training.pairing.paired``, which
 ``wizard eval-suite`` uses for its paired rows). Four copies of an agent against four RuleAgents measure self-play strength;
 one agent against the same agent with RuleAgent's card play, both against three RuleAgents, measure
 what the learned play adds.
@@ -22,7 +22,7 @@ import argparse
 import json
 import sys
 
-from wizard_env.training.eval_suite import paired
+from wizard_env.training.pairing import paired
 
 
 def main(argv: list[str] | None = None) -> int:

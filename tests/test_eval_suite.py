@@ -15,7 +15,8 @@ import pytest
 from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
 from wizard_env.training import eval_suite
-from wizard_env.training.eval_suite import SuiteConfig, paired, plan
+from wizard_env.training.eval_suite import SuiteConfig, plan
+from wizard_env.training.pairing import paired
 from wizard_env.training.evaluate import evaluate
 
 #: A battery of seconds: three deals a table, one reference, one other player count.

@@ -22,7 +22,7 @@ from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
 from wizard_env.engine.simulate import mean_ci  # noqa: E402
 from wizard_env.training import iteration_curve  # noqa: E402
-from wizard_env.training.eval_suite import Figure, pm  # noqa: E402
+from wizard_env.training.pairing import Figure, pm  # noqa: E402
 from wizard_env.training.evaluate import evaluate  # noqa: E402
 from wizard_env.training.train_values import run_training  # noqa: E402
 from wizard_env.training.values_config import ValuesConfig  # noqa: E402

@@ -1,5 +1,5 @@
-"""The model card's evaluation battery as one call (``wizard eval-suite AGENT``), and the pairing of two
-evaluations on the same deals.
+"""The model card's evaluation battery as one call (``wizard eval-suite AGENT``); its figures pair evaluations of the
+same deals (``training.pairing``).
 
 For an agent spec A and a seed S, every row is ``evaluate``'s duplicate deals (each played in every rotation
 of the seats), and every figure a mean over deals with its 95% interval (``mean_ci``):
@@ -39,7 +39,8 @@ from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.util.workers import Workers
 
 from .common import locked_run
-from .evaluate import EVAL_BYTES_PER_GAME, EvalResult, bid_accuracy_by_deal, evaluate, mean_ci
+from .evaluate import EVAL_BYTES_PER_GAME, EvalResult, bid_accuracy_by_deal, evaluate
+from .pairing import Figure, Pairing, pair, paired, pm
 from .progress import Progress
 
 FORMAT = "wizard-eval-suite/1"
@@ -56,72 +57,6 @@ DEFAULT_PLAYERS = (3, 5, 6)
 MAX_WORKERS = 64
 #: The baseline of every row but the references'.
 RULE = "rule"
-
-
-# -- pairing two evaluations by deal ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A mean over deals and the half-width of its 95% interval (None with one deal)."""
-
-    mean: float
-    ci95: float | None
-
-    @classmethod
-    def over_deals(cls, values: np.ndarray) -> "Figure":
-        """The mean of per-deal values with its interval (``mean_ci``)."""
-        return cls(*mean_ci(values))
-
-    def to_json(self) -> dict[str, float | None]:
-        """``{"mean": ..., "ci95": ...}``."""
-        return {"mean": self.mean, "ci95": self.ci95}
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """Two per-deal series on the same deals, and their difference paired by deal."""
-
-    first: Figure
-    second: Figure
-    diff: Figure
-    deals: int
-
-
-def pair(first: np.ndarray, second: np.ndarray) -> Pairing:
-    """The means of two per-deal series of the same deals and the mean of ``first - second`` with its interval."""
-    first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
-    if first.shape != second.shape or first.ndim != 1:
-        raise ValueError(f"paired series must be per deal and of one length, not shapes {first.shape} and {second.shape}")
-    return Pairing(Figure.over_deals(first), Figure.over_deals(second), Figure.over_deals(first - second), len(first))
-
-
-def _fields(result: EvalResult | dict) -> tuple[list[str], np.ndarray, list[int], int]:
-    """(agents by entry, deal scores [deals, entries], deal seeds, players) of a result or its eval.json."""
-    if isinstance(result, EvalResult):
-        return list(result.agent_specs), result.deal_scores, list(result.deal_seeds), result.rules.num_players
-    return [s.strip() for s in result["agents"]], np.asarray(result["deal_scores"], np.float64), list(result["deal_seeds"]), int(result["players"])
-
-
-def deal_means(result: EvalResult | dict, spec: str | None = None) -> np.ndarray:
-    """Per deal, the mean score of the entries of ``spec`` (None: every entry); ValueError naming an absent spec."""
-    agents, scores, _, _ = _fields(result)
-    if spec is None:
-        return scores.mean(axis=1)
-    entries = [e for e, s in enumerate(agents) if s == spec.strip()]
-    if not entries:
-        raise ValueError(f"no agent {spec!r} in that evaluation (agents: {', '.join(agents)})")
-    return scores[:, entries].mean(axis=1)
-
-
-def paired(first: EvalResult | dict, second: EvalResult | dict, first_agent: str | None = None,
-           second_agent: str | None = None) -> Pairing:
-    """``first_agent``'s mean per deal in ``first`` against ``second_agent``'s in ``second`` (None: every seat),
-    paired by deal; ValueError unless both evaluations played the same deals (one seed, deal count, player count)."""
-    (_, _, seeds_a, players_a), (_, _, seeds_b, players_b) = _fields(first), _fields(second)
-    if seeds_a != seeds_b or players_a != players_b:
-        raise ValueError("the two evaluations did not play the same deals (use one --seed, --games and --players)")
-    return pair(deal_means(first, first_agent), deal_means(second, second_agent))
 
 
 # -- the battery -------------------------------------------------------------------------------------
@@ -263,12 +198,6 @@ def figures(row: Row, results: dict[Table, EvalResult]) -> dict[str, Figure]:
     if row.kind == "rule":
         found |= {"bid_accuracy": accuracy.first, "rule_bid_accuracy": accuracy.second}
     return found
-
-
-def pm(figure: Figure, digits: int = 1, sign: bool = True) -> str:
-    """A figure as the tables show it: ``+12.3 ± 4.5`` (no interval with one deal)."""
-    value = f"{figure.mean:+.{digits}f}" if sign else f"{figure.mean:.{digits}f}"
-    return value if figure.ci95 is None else f"{value} ± {figure.ci95:.{digits}f}"
 
 
 def _pct(figure: Figure) -> str:

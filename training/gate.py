@@ -32,7 +32,7 @@ from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.engine.rules import Rules
 from wizard_env.util.files import read_json, write_atomic
 
-from .eval_suite import Figure, pair, pm
+from .pairing import Figure, pair, pm
 from .evaluate import evaluate
 
 FORMAT = "wizard-gate/1"

@@ -50,7 +50,8 @@ from wizard_env.util.stopwatch import Stopwatch
 
 from .common import locked_run
 from .eval_report import new_figure
-from .eval_suite import DEFAULT_DEALS, DEFAULT_SEED, RULE, Figure, Table, paired, play_table, pm, table_json, versus
+from .eval_suite import DEFAULT_DEALS, DEFAULT_SEED, RULE, Table, play_table, table_json, versus
+from .pairing import Figure, paired, pm
 from .evaluate import EVAL_BYTES_PER_GAME
 from .gate import gate_path, read_gate
 
