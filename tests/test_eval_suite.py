@@ -166,10 +166,11 @@ def test_a_folder_another_run_writes_is_refused(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == [".lock"]
 
 
-def test_an_interrupted_battery_writes_nothing_and_frees_its_folder(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_an_interrupted_battery_writes_nothing_and_frees_its_folder(workers, tmp_path, monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(eval_suite, "evaluate", interrupted)
-    assert main(["eval-suite", "rule", *TINY, "--out", str(tmp_path / "suite")]) == 130
+    monkeypatch.setattr(eval_suite, "evaluate", interrupted)  # the workers, forked, inherit it
+    assert main(["eval-suite", "rule", *TINY, "--workers", workers, "--out", str(tmp_path / "suite")]) == 130
     assert list((tmp_path / "suite").iterdir()) == []
