@@ -166,11 +166,12 @@ def test_a_folder_another_run_writes_is_refused(tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == [".lock"]
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_an_interrupted_battery_writes_nothing_and_frees_its_folder(workers, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize(("workers", "where"), [("1", "evaluate"), ("2", "figures")])
+def test_an_interrupted_battery_writes_nothing_and_frees_its_folder(workers, where, tmp_path, monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(eval_suite, "evaluate", interrupted)  # the workers, forked, inherit it
+    # in the process that runs the command: in a table with one process, as the first table comes back with workers
+    monkeypatch.setattr(eval_suite, where, interrupted)
     assert main(["eval-suite", "rule", *TINY, "--workers", workers, "--out", str(tmp_path / "suite")]) == 130
     assert list((tmp_path / "suite").iterdir()) == []

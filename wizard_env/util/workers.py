@@ -12,7 +12,8 @@
 Leaving the ``with`` block stops the workers still running (their tasks' results are no longer wanted) and
 waits for them, saying what it waits for when an exception (Ctrl-C) is leaving it. A Ctrl-C that comes while
 ``submit`` forks the workers waits until the fork is over: raised in an at-fork callback (``logging``'s), the
-KeyboardInterrupt was swallowed there and the run went on.
+KeyboardInterrupt was swallowed there and the run went on. A SIGTERM waits too, in the parent and in the new worker
+until its own handler is set: the parent's handler, run in a half-started worker, printed a traceback.
 """
 
 from __future__ import annotations
@@ -81,9 +82,11 @@ def _watch(parent: int, ppid: int) -> None:
 
 
 def _start_worker(parent: int) -> None:
-    """The initializer of every worker process."""
+    """The initializer of every worker process: its own signal handlers, then the signals ``_signals_held`` blocked
+    for the fork let through (one that came meanwhile is handled now, by these handlers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
     _die_with_parent()
     if not pid_alive(parent):  # died before the kernel was asked to tell us
         os._exit(0)
@@ -104,15 +107,21 @@ def _call(fn: Callable[..., Any], args: tuple) -> Any:
         _busy = False
 
 
+#: The signals held while the workers fork.
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
 @contextmanager
-def _sigint_held() -> Iterator[None]:
-    """While inside, SIGINT waits (blocked in the main thread), and comes as usual on leaving: none is lost to an
-    at-fork callback, which would swallow the KeyboardInterrupt. Threads started inside keep it blocked, and so the
-    main thread is the one it comes to."""
+def _signals_held() -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM wait (blocked in the main thread), and come as usual on leaving: none is lost
+    to an at-fork callback, which would swallow the KeyboardInterrupt. A worker forked inside starts with them
+    blocked until its initializer has set its own handlers, so one that comes during the fork is not handled in the
+    worker by the parent's (which raised there, with a traceback). Threads started inside keep them blocked, and so
+    the main thread is the one they come to."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     try:
         yield
     finally:
@@ -132,7 +141,7 @@ class Workers:
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         """Run ``fn(*args)`` in a worker (``fn`` and ``args`` must pickle); its future."""
-        with _sigint_held():  # the executor forks its workers here
+        with _signals_held():  # the executor forks its workers here
             future = self.executor.submit(_call, fn, args)
         self.running.add(future)
         future.add_done_callback(self.running.discard)
