@@ -26,8 +26,8 @@ from wizard_env.agents.pimc_agent import PIMCAgent
 from wizard_env.agents.registry import make_agent
 from wizard_env.engine.rules import Rules, parse_rounds
 from wizard_env.engine.simulate import derive_seeds
-from wizard_env.training.pairing import Figure, pm
 from wizard_env.training.evaluate import play_games, seatings
+from wizard_env.training.pairing import Figure, pm
 from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.util.workers import Workers
 

@@ -293,26 +293,28 @@ def run_suite(config: SuiteConfig, log: Callable[[str], object] | None = None, q
     the rows are reported in order as their tables come back: the same figures, in less wall time."""
     rows = prepare(config) if rows is None else rows
     say = (lambda line: None) if log is None or quiet else log
-    played: dict[Table, tuple[EvalResult, float]] = {}  # each table once: the play row reuses the rule row's table
+    results: dict[Table, EvalResult] = {}  # each table once: the play row reuses the rule row's table
     with ExitStack() as stack:
         pending: dict[Table, Future] = {}
         if config.workers > 1:
             pool = stack.enter_context(Workers(config.workers, say))
-            say(f"{len(tables_of(rows))} tables on {config.workers} worker processes")
-            for table, key in tables_of(rows).items():
-                pending[table] = pool.submit(timed_table, table, key, quiet)
+            tables = tables_of(rows)
+            say(f"{len(tables)} tables on {config.workers} worker processes")
+            for table, key in tables.items():
+                pending[table] = pool.submit(timed_table, table, key, quiet, _stderr_line, False)
         for i, row in enumerate(rows, 1):
             if row.skipped is not None:
                 say(f"[{i}/{len(rows)}] {row.key}: not run ({row.skipped})")
                 continue
             say(f"[{i}/{len(rows)}] {row.key}: {row.measurement} ...")
-            new = [table for table in row.tables if table not in played]
-            for table in new:
-                played[table] = pending[table].result() if table in pending else timed_table(table, row.key, quiet, log)
-            row.figures = figures(row, {table: result for table, (result, _) in played.items()})
-            row.wall_seconds = sum(played[table][1] for table in new)
+            row.wall_seconds = 0.0
+            for table in (t for t in row.tables if t not in results):
+                played = pending[table].result() if table in pending else timed_table(table, row.key, quiet, log)
+                results[table], seconds = played
+                row.wall_seconds += seconds
+            row.figures = figures(row, results)
             say(f"[{i}/{len(rows)}] {row.key}: {result_text(row).replace('**', '')} ({row.wall_seconds:.1f} s)")
-    return to_json(config, rows, {table: result for table, (result, _) in played.items()}, version)
+    return to_json(config, rows, results, version)
 
 
 def tables_of(rows: list[Row]) -> dict[Table, str]:
@@ -326,13 +328,15 @@ def tables_of(rows: list[Row]) -> dict[Table, str]:
 
 
 def _stderr_line(line: str) -> None:
+    """A worker's progress line (a module function, so that it pickles)."""
     print(line, file=sys.stderr, flush=True)
 
 
-def timed_table(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None = _stderr_line) -> tuple[EvalResult, float]:
-    """``play_table`` and its wall seconds; in a worker process (the default ``log``), progress lines on stderr, no bar."""
+def timed_table(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None,
+                bar: bool = True) -> tuple[EvalResult, float]:
+    """``play_table`` and its wall seconds (in a worker process: ``log`` ``_stderr_line`` and no ``bar``)."""
     with Stopwatch() as watch:
-        result = play_table(table, key, quiet, log, bar=log is not _stderr_line)
+        result = play_table(table, key, quiet, log, bar=bar)
     return result, watch.seconds
 
 
