@@ -142,9 +142,11 @@ class PIMCAgent(Agent):
         actions = masks.argmax(axis=1).astype(np.int64)  # the only legal action, where there is one
         legal = masks.sum(axis=1)
         searched = np.flatnonzero(legal > 1)
-        bidding = batch.phase[games[searched]] == Phase.BID
-        for rows, samples in ((searched, self.samples),) if self.bid_samples == self.samples else (
-                (searched[~bidding], self.samples), (searched[bidding], self.bid_samples)):
+        groups = [(searched, self.samples)]  # one group where bids take as many worlds: the draws of before
+        if self.bid_samples != self.samples:
+            bidding = batch.phase[games[searched]] == Phase.BID
+            groups = [(searched[~bidding], self.samples), (searched[bidding], self.bid_samples)]
+        for rows, samples in groups:
             start = 0
             while start < rows.size:  # chunks of at most MAX_ROLLOUTS copies (at least one game)
                 cost = np.cumsum(np.maximum(legal[rows[start:]] * samples, self._worlds(samples)))
