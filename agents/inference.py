@@ -8,20 +8,22 @@ observer sees under a bid model, and ``samples`` worlds are drawn from them, wit
 proportion to it (with the search's own generator). A world drawn twice is played out once and counts
 twice in the mean.
 
-The bid model is RuleAgent's own judgement of a hand (``rule_features.action_features``: each legal
-bid's expected round score, from ``rule_bid``'s chances of the cards in hand): a seat bids ``b`` with
-chance proportional to ``exp(expected_score(b) / temperature)`` over its legal bids, mixed with
-``FLOOR`` of the uniform choice so that no bid is impossible (a seat that bids unlike RuleAgent only
-flattens the weights). A world's likelihood is the product of that chance over every other seat
-whose bid the observer sees, each judged on the hand that world gives it.
+The bid model is a judgement of each legal bid's round score in points: by default RuleAgent's own
+(``rule_features.action_features``: each bid's expected round score, from ``rule_bid``'s chances of the
+cards in hand), or with ``model`` a network's (``PPOAgent.logits``, the value a value-trained network
+gives each bid, in points: logits over ``VALUE_UNIT``). A seat bids ``b`` with chance proportional to
+``exp(score(b) / temperature)`` over its legal bids, mixed with ``FLOOR`` of the uniform choice so that
+no bid is impossible (a seat that bids unlike the model only flattens the weights). A world's
+likelihood is the product of that chance over every other seat whose bid the observer sees, each
+judged on the hand that world gives it.
 
 Approximations:
 
 - a seat's hand at bidding time is the cards the world gives it now plus those it played this round
   (``bid_time_copies`` rewinds the round: exact for the hand, the turned-up card, trump and the bids
   made before it; the trump a dealer chose after a turned-up Wizard is kept as chosen);
-- the bid model is RuleAgent's, whoever sits there; one-card rounds (which RuleAgent estimates from
-  random deals, so its numbers are zeros) carry no weight: every world is as likely there;
+- the bid model is the same, whoever sits there; with RuleAgent's, one-card rounds (which RuleAgent
+  estimates from random deals, so its numbers are zeros) carry no weight: every world is as likely there;
 - only bids are read, not the cards played (a seat's plays are as informative, and not used), and
   bids the observer cannot see yet (hidden or secret bidding) stay as ``determinize`` drew them.
 """
@@ -38,10 +40,14 @@ from wizard_env.engine.cards import NO_CARD
 from wizard_env.engine.rules import MAX_HAND_SIZE
 
 from .rule_bid import FEATURES, SCORE_SCALE
+from .ppo_agent import SHIPPED, VALUE_UNIT, PPOAgent
 from .rule_features import action_features
 
 #: What ``infer=`` may name: the bids seen.
 INFERENCES = ("bids",)
+#: What ``model=`` may name: RuleAgent's judgement, or a shipped value-trained network's (not ``ppo-bid``, whose
+#: logits are no values in points).
+MODELS = ("rule", *(name for name in SHIPPED if name != "ppo-bid"))
 DEFAULT_OVERSAMPLE = 4
 #: Points of expected score that make a bid e times likelier than another (round scores step by 10 a trick).
 DEFAULT_TEMPERATURE = 10.0
@@ -56,6 +62,8 @@ class BidInference:
 
     oversample: int = DEFAULT_OVERSAMPLE  #: worlds drawn per world kept
     temperature: float = DEFAULT_TEMPERATURE  #: of the bid model, in points of expected score
+    #: The network whose bid values are the bid model (a value-trained ``PPOAgent``), or None for RuleAgent's.
+    model: PPOAgent | None = None
 
     def __post_init__(self) -> None:
         over, temp = self.oversample, self.temperature
@@ -71,7 +79,7 @@ class BidInference:
         the ``samples`` draws of its game each row took."""
         group = samples * self.oversample
         seats = np.repeat(np.asarray(observers, dtype=np.int64), group)
-        log_w = bid_log_likelihoods(worlds, seats, self.temperature).reshape(-1, group)
+        log_w = bid_log_likelihoods(worlds, seats, self.temperature, self.model).reshape(-1, group)
         log_w = np.where(np.isfinite(log_w).any(axis=1, keepdims=True), log_w, 0.0)  # no world fits: all alike
         chances = np.exp(log_w - log_w.max(axis=1, keepdims=True))
         chances /= chances.sum(axis=1, keepdims=True)
@@ -112,12 +120,16 @@ def bid_time_copies(batch: WizardBatch, games: np.ndarray, seats: np.ndarray) ->
     return new
 
 
-def bid_chances(observations: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:
+def bid_chances(observations: np.ndarray, masks: np.ndarray, temperature: float,
+                model: PPOAgent | None = None) -> np.ndarray:
     """float64 [k, MAX_HAND_SIZE + 1]: the bid model's chance of each bid from bid-time ``observations`` and
-    legal ``masks`` (zero for illegal bids): softmax of RuleAgent's expected scores over ``temperature``,
-    mixed with FLOOR of the uniform choice."""
-    numbers = action_features(observations, masks).reshape(len(observations), FEATURES, -1)
-    scores = numbers[:, 1, _BIDS].astype(np.float64) / SCORE_SCALE
+    legal ``masks`` (zero for illegal bids): softmax of each bid's score in points over ``temperature`` (RuleAgent's
+    expected scores, or ``model``'s values), mixed with FLOOR of the uniform choice."""
+    if model is None:
+        numbers = action_features(observations, masks).reshape(len(observations), FEATURES, -1)
+        scores = numbers[:, 1, _BIDS].astype(np.float64) / SCORE_SCALE
+    else:
+        scores = model.logits(observations, masks)[:, _BIDS].astype(np.float64) / VALUE_UNIT
     legal = masks[:, _BIDS] != 0
     logits = np.where(legal, scores / temperature, -np.inf)
     top = logits.max(axis=1, keepdims=True)
@@ -126,9 +138,11 @@ def bid_chances(observations: np.ndarray, masks: np.ndarray, temperature: float)
     return (1 - FLOOR) * soft / np.maximum(soft.sum(axis=1, keepdims=True), 1e-300) + FLOOR * legal / count
 
 
-def bid_log_likelihoods(worlds: WizardBatch, observers: np.ndarray, temperature: float = DEFAULT_TEMPERATURE) -> np.ndarray:
-    """float64 [worlds.batch_size]: the log chance under the bid model of the bids ``observers[w]`` sees the
-    other seats make in world w (0 where it sees none), each bid judged on the hand the world gives that seat."""
+def bid_log_likelihoods(worlds: WizardBatch, observers: np.ndarray, temperature: float = DEFAULT_TEMPERATURE,
+                        model: PPOAgent | None = None) -> np.ndarray:
+    """float64 [worlds.batch_size]: the log chance under the bid model (RuleAgent's, or ``model``'s) of the bids
+    ``observers[w]`` sees the other seats make in world w (0 where it sees none), each bid judged on the hand the world
+    gives that seat."""
     observers = np.asarray(observers, dtype=np.int64)
     visible = worlds.bids_visible(None, observers) & (worlds.bids >= 0)
     visible[np.arange(worlds.batch_size), observers] = False
@@ -136,7 +150,7 @@ def bid_log_likelihoods(worlds: WizardBatch, observers: np.ndarray, temperature:
     log_l = np.zeros(worlds.batch_size)
     if rows.size:
         copies = bid_time_copies(worlds, rows, seats)
-        chances = bid_chances(copies.observe(copies.all_games, seats), copies.legal_masks(), temperature)
+        chances = bid_chances(copies.observe(copies.all_games, seats), copies.legal_masks(), temperature, model)
         made = worlds.bids[rows, seats].astype(np.int64)
         with np.errstate(divide="ignore"):
             np.add.at(log_l, rows, np.log(chances[np.arange(rows.size), made]))

@@ -16,8 +16,9 @@ does is a function of the acting seat's observation and its own random draws. ``
 
 With ``infer="bids"`` (``pimc:infer=bids``) the samples are not uniform: ``oversample`` times as many
 worlds are drawn and ``samples`` of them kept, drawn by how likely the bids the acting seat sees are
-in each (``agents.inference``: RuleAgent's bid model at ``temperature``). Without it the agent is the
-uniform one, draw for draw.
+in each (``agents.inference``: a bid model at ``temperature``, RuleAgent's judgement of each bid or, with
+``model="ppo"`` (``pimc:infer=bids:model=ppo``), a shipped network's). Without it the agent is the uniform one,
+draw for draw.
 
 With ``top=K`` (``pimc:top=4``) the network is the search's prior too: only the K legal actions that the rollouts'
 network (``ppo`` with RuleAgent rollouts) rates highest are played out (``rollouts.search_prior``; a decision with at most K legal actions searches
@@ -28,6 +29,7 @@ With ``bid_samples=N`` (``pimc:bid_samples=64``) the bids are searched on N worl
 ``samples``: a bid commits a whole round and chooses among up to 16 options, a card among fewer and with more seen.
 
 Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=16:bid_samples=64``, ``pimc:samples=8:rollout=ppo``, ``pimc:samples=16:infer=bids:over=4:temp=10``,
+``pimc:samples=16:infer=bids:model=ppo:over=16``,
 ``pimc:samples=16:rollout=ppo:top=4``.
 """
 
@@ -39,7 +41,7 @@ from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
 
 from .base import Agent
-from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, BidInference
+from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, MODELS, BidInference
 from .ppo_agent import PRETRAINED, SHIPPED, PPOAgent
 from .rollouts import search_prior, search_values
 from .rule_agent import RuleAgent
@@ -53,7 +55,7 @@ MAX_ROLLOUTS = 8192
 
 def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = None) -> dict:
     """Keyword arguments of ``PIMCAgent`` from a spec's options,
-    ``samples=N:bid_samples=N:rollout=rule|ppo|ppo-v3|...:infer=bids:over=K:temp=T:top=K``, over ``defaults`` (keyword arguments too);
+    ``samples=N:bid_samples=N:rollout=rule|ppo|ppo-v3|...:infer=bids:model=rule|ppo|...:over=K:temp=T:top=K``, over ``defaults`` (keyword arguments too);
     ValueError naming a bad one (in the spec ``name:arg``)."""
     options: dict = dict(defaults or {})
     for part in arg.split(":") if arg else []:
@@ -64,8 +66,8 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
             options[{"over": "oversample"}.get(key, key)] = int(value)
         elif key == "rollout" and sep:
             options["rollout"] = value
-        elif key == "infer" and sep:
-            options["infer"] = value
+        elif key in ("infer", "model") and sep:
+            options[key] = value
         elif key == "temp" and sep:
             try:
                 temperature = float(value)
@@ -76,9 +78,11 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
             options["temperature"] = temperature
         else:
             raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: samples=N, bid_samples=N, "
-                             f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, over=K, temp=T, top=K)")
-    if ("oversample" in options or "temperature" in options) and "infer" not in options:
-        raise ValueError(f"agent spec '{name}:{arg}': over= and temp= tune inference: add infer={'|'.join(INFERENCES)}")
+                             f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, model={'|'.join(MODELS)}, "
+                             "over=K, temp=T, top=K)")
+    if {"oversample", "temperature", "model"} & options.keys() and "infer" not in options:
+        raise ValueError(f"agent spec '{name}:{arg}': model=, over= and temp= tune inference: "
+                         f"add infer={'|'.join(INFERENCES)}")
     return options
 
 
@@ -90,7 +94,7 @@ class PIMCAgent(Agent):
     def __init__(self, samples: int = DEFAULT_SAMPLES, rollout: str = "rule",
                  seed: int | np.random.Generator | None = None, infer: str | None = None,
                  oversample: int = DEFAULT_OVERSAMPLE, temperature: float = DEFAULT_TEMPERATURE, top: int | None = None,
-                 bid_samples: int | None = None):
+                 bid_samples: int | None = None, model: str = "rule"):
         bid_samples = samples if bid_samples is None else bid_samples
         for name, value in (("samples", samples), ("bid_samples", bid_samples), ("top", 1 if top is None else top)):
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -101,6 +105,8 @@ class PIMCAgent(Agent):
             raise ValueError(f"pimc: unknown rollout policy {rollout!r} (expected {' or '.join(ROLLOUTS)})")
         if infer is not None and infer not in INFERENCES:
             raise ValueError(f"pimc: unknown inference {infer!r} (expected {' or '.join(INFERENCES)})")
+        if model not in MODELS:
+            raise ValueError(f"pimc: unknown bid model {model!r} (expected {' or '.join(MODELS)})")
         try:  # checks both, with or without ``infer``
             inference = BidInference(oversample, temperature)
         except ValueError as error:
@@ -108,6 +114,8 @@ class PIMCAgent(Agent):
         if infer is not None and max(samples, bid_samples) * oversample > MAX_ROLLOUTS:
             raise ValueError(f"pimc: samples x oversample must be at most {MAX_ROLLOUTS}, "
                              f"not {max(samples, bid_samples) * oversample}")
+        if infer is not None and model != "rule":  # the network draws nothing: any seed
+            inference = BidInference(oversample, temperature, PPOAgent.load(SHIPPED[model], seed=0))
         #: The inference of the determinizations, or None for uniform ones.
         self.inference = inference if infer is not None else None
         self.samples = int(samples)

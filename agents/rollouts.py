@@ -74,6 +74,21 @@ def rollout_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, masks:
     return values
 
 
+def draw_worlds(batch: WizardBatch, games: np.ndarray, rng: np.random.Generator, samples: int,
+                inference: BidInference | None = None) -> tuple[WizardBatch, np.ndarray, np.ndarray]:
+    """The worlds a search of ``games`` plays out: the determinizations of what each acting seat sees (``group``
+    rows a game, in the order of ``games``: ``samples``, times ``inference.oversample`` with inference), the rows kept
+    (ascending) and the share of the game's ``samples`` draws each kept row carries (every row, ``1 / samples`` each,
+    without inference)."""
+    seats = batch.current[games].astype(np.int64)
+    if inference is None:
+        worlds = determinize(batch, games, seats, rng, samples)
+        return worlds, worlds.all_games, np.full(worlds.batch_size, 1 / samples)
+    worlds = determinize(batch, games, seats, rng, samples * inference.oversample)
+    rows, weights = inference.select(worlds, seats, samples, rng)
+    return worlds, rows, weights
+
+
 def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np.random.Generator, samples: int,
                   inference: BidInference | None = None, masks: np.ndarray | None = None,
                   others: Agent | Sequence[Agent] | None = None,
@@ -88,22 +103,18 @@ def search_values(batch: WizardBatch, games: np.ndarray, rollout: Agent, rng: np
     ``inference``: draw ``samples * inference.oversample`` worlds and keep ``samples`` of them, drawn by the
     likelihood of the bids seen (``agents.inference``); a world kept twice counts twice in the mean.
     """
-    seats = batch.current[games].astype(np.int64)
-    if inference is None:
-        worlds = determinize(batch, games, seats, rng, samples)  # game i's samples: rows i*s .. i*s + s - 1
+    worlds, rows, weights = draw_worlds(batch, games, rng, samples, inference)
+    if inference is None:  # game i's samples: rows i*s .. i*s + s - 1
         searched = None if masks is None else np.repeat(masks, samples, axis=0)
         seated = None if theirs is None else np.repeat(theirs, samples, axis=0)
-        values = rollout_values(worlds, worlds.all_games, rollout, searched, others, seated)
-        values = values.reshape(len(games), samples, NUM_ACTIONS)
+        values = rollout_values(worlds, rows, rollout, searched, others, seated).reshape(len(games), samples, NUM_ACTIONS)
         return values.astype(np.float64).mean(axis=1)  # a sample's legal actions are the game's: NaN elsewhere
-    group = samples * inference.oversample
-    worlds = determinize(batch, games, seats, rng, group)
-    rows, weights = inference.select(worlds, seats, samples, rng)
-    searched = None if masks is None else masks[rows // group]
-    seated = None if theirs is None else theirs[rows // group]
+    game = rows // (samples * inference.oversample)  # of each kept world
+    searched = None if masks is None else masks[game]
+    seated = None if theirs is None else theirs[game]
     values = rollout_values(worlds, rows, rollout, searched, others, seated).astype(np.float64) * weights[:, None]
     mean = np.zeros((len(games), NUM_ACTIONS))
-    np.add.at(mean, rows // group, values)  # NaN for the illegal actions, as every world of a game has them
+    np.add.at(mean, game, values)  # NaN for the illegal actions, as every world of a game has them
     return mean
 
 

@@ -24,6 +24,7 @@ says what that is worth in points.
 from __future__ import annotations
 
 import argparse
+from typing import Iterator
 
 import numpy as np
 
@@ -42,27 +43,41 @@ PLAYERS = 4
 PHASES = {"trump": Phase.TRUMP, "bids": Phase.BID, "plays": Phase.PLAY}
 
 
-def regrets(rules: Rules, behaviour_spec: str, specs: list[str], games: int, share: float,
-            seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each agent's regret [agent, position] at the positions measured, and each position's phase [position]."""
+def positions(rules: Rules, behaviour_spec: str, games: int, share: float,
+              seed: int) -> Iterator[tuple[WizardBatch, np.ndarray]]:
+    """The positions measured: games of ``behaviour_spec`` at every seat, and at each step the games (a share of
+    those whose acting seat has more than one legal action) to measure before the step is played."""
     game_seeds, agent_seeds = derive_seeds(seed, games, PLAYERS)
     behaviour = make_agent(behaviour_spec, agent_seeds[0])
-    searchers = [make_agent(spec, np.random.default_rng([agent_seeds[1], i])) for i, spec in enumerate(specs)]
-    truth_policy = RuleAgent(seed=agent_seeds[2])
     pick = np.random.default_rng(agent_seeds[3])
     batch = WizardBatch(rules, seeds=game_seeds, autoreset=False)
-    found: list[np.ndarray] = []
-    phases: list[np.ndarray] = []
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
         masks = batch.legal_masks(live)
         chosen = live[(masks.sum(axis=1) > 1) & (pick.random(live.size) < share)]
         if chosen.size:
-            truth = rollout_values(batch, chosen, truth_policy).astype(np.float64)
-            best = np.nanmax(truth, axis=1)
-            rows = np.arange(chosen.size)
-            found.append(np.stack([best - truth[rows, agent.act_games(batch, chosen)] for agent in searchers]))
-            phases.append(batch.phase[chosen].copy())
+            yield batch, chosen
         batch.step(behaviour.act_games(batch, live), live)
+
+
+def searchers(specs: list[str], seed: int, games: int) -> list:
+    """The searching agents of ``specs``, each with a generator of its own."""
+    agent_seeds = derive_seeds(seed, games, PLAYERS)[1]
+    return [make_agent(spec, np.random.default_rng([agent_seeds[1], i])) for i, spec in enumerate(specs)]
+
+
+def regrets(rules: Rules, behaviour_spec: str, specs: list[str], games: int, share: float,
+            seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each agent's regret [agent, position] at the positions measured, and each position's phase [position]."""
+    agents = searchers(specs, seed, games)
+    truth_policy = RuleAgent(seed=derive_seeds(seed, games, PLAYERS)[1][2])
+    found: list[np.ndarray] = []
+    phases: list[np.ndarray] = []
+    for batch, chosen in positions(rules, behaviour_spec, games, share, seed):
+        truth = rollout_values(batch, chosen, truth_policy).astype(np.float64)
+        best = np.nanmax(truth, axis=1)
+        rows = np.arange(chosen.size)
+        found.append(np.stack([best - truth[rows, agent.act_games(batch, chosen)] for agent in agents]))
+        phases.append(batch.phase[chosen].copy())
     if not found:
         raise SystemExit("no position was measured: play more --games or a larger --share")
     return np.concatenate(found, axis=1), np.concatenate(phases)

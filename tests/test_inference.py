@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wizard_env.agents.inference import BidInference, bid_chances, bid_log_likelihoods, bid_time_copies
+from wizard_env.agents.inference import FLOOR, BidInference, bid_chances, bid_log_likelihoods, bid_time_copies
 from wizard_env.agents.pimc_agent import PIMCAgent, parse_options
 from wizard_env.agents.registry import make_agent
-from wizard_env.agents.rollouts import rollout_values, search_values
+from wizard_env.agents.ppo_agent import VALUE_UNIT, PPOAgent
+from wizard_env.agents.rollouts import draw_worlds, rollout_values, search_values
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.actions import BID_OFFSET, Phase
 from wizard_env.engine.batch import WizardBatch
@@ -68,11 +69,18 @@ def bid_position(bids: list[int], seed: int) -> tuple[WizardBatch, int]:
     raise AssertionError("no deal without a turned-up Wizard")
 
 
-def test_likelihood_prefers_hands_that_fit_the_bids():
+@pytest.fixture(scope="module")
+def network() -> PPOAgent:
+    return PPOAgent.load(seed=0)
+
+
+@pytest.mark.parametrize("model", ["rule", "ppo"])
+def test_likelihood_prefers_hands_that_fit_the_bids(model, network):
+    model = None if model == "rule" else network
     batch, dealer = bid_position([5, 0, 0], seed=3)
     high, low = (dealer + 1) % 4, (dealer + 2) % 4  # bid the whole hand, and nothing
     worlds = determinize(batch, np.array([0]), np.array([dealer]), np.random.default_rng(0), 400)
-    log_l = bid_log_likelihoods(worlds, np.full(400, dealer))
+    log_l = bid_log_likelihoods(worlds, np.full(400, dealer), model=model)
     assert np.isfinite(log_l).all() and log_l.std() > 0
     for seat, fits in ((high, True), (low, False)):
         wizards = worlds.hands[:, seat, WIZARD]
@@ -80,7 +88,7 @@ def test_likelihood_prefers_hands_that_fit_the_bids():
         assert (with_wizards > without) == fits, (seat, with_wizards, without)
     # resampling moves the worlds towards the bids: more Wizards and trumps for the seat that bid 5, fewer for the one
     # that bid 0 (the model is soft: a few in 400 worlds can make 5 of 5)
-    rows, weights = BidInference(oversample=4).select(worlds, np.array([dealer]), 100, np.random.default_rng(1))
+    rows, weights = BidInference(oversample=4, model=model).select(worlds, np.array([dealer]), 100, np.random.default_rng(1))
     assert np.isclose(weights.sum(), 1)
     trumps = CARD_SUIT[:WIZARD] == batch.trump[0]
     for seat, sign in ((high, 1), (low, -1)):
@@ -119,6 +127,24 @@ def test_bid_chances_are_a_distribution_over_the_legal_bids():
         assert (chances[bidding][masks[bidding, :chances.shape[1]] != 0] > 0).all()
 
 
+def test_the_network_bid_model_reads_its_values_in_points(network):
+    """At a low temperature nearly all the chance is on the network's own best bid; at 10 points, two bids whose values
+    differ by 10 points differ by e times in chance (before the floor)."""
+    batch = positions(Rules.make(4, [7], bid_total_rule=True), 8, seed=5)
+    bidding = np.flatnonzero(batch.phase == Phase.BID)
+    observations, masks = batch.observe()[bidding], batch.legal_masks()[bidding]
+    sharp = bid_chances(observations, masks, 1e-3, network)
+    bids = slice(BID_OFFSET, BID_OFFSET + sharp.shape[1])
+    legal = masks[:, bids] != 0
+    values = np.where(legal, network.logits(observations, masks)[:, bids] / VALUE_UNIT, -np.inf)
+    best = values.argmax(axis=1)
+    np.testing.assert_allclose(sharp[np.arange(len(best)), best], 1 - FLOOR + FLOOR / legal.sum(axis=1), rtol=1e-6)
+    soft = bid_chances(observations, masks, 10.0, network) - FLOOR * legal / legal.sum(axis=1, keepdims=True)
+    row, (a, b) = 0, np.flatnonzero(legal[0])[:2]
+    np.testing.assert_allclose(np.log(soft[row, a] / soft[row, b]), (values[row, a] - values[row, b]) / 10, rtol=1e-6)
+    assert not np.allclose(sharp, bid_chances(observations, masks, 1e-3))  # not RuleAgent's model
+
+
 @pytest.mark.parametrize("rules", [Rules.make(4, 6), Rules.make(3, 5, "hidden"), Rules.make(5, [1, 4], bid_total_rule=True),
                                    Rules.make(4, [1, 3], foresight=True)], ids=["4p", "3p-hidden", "5p-total", "4p-foresight"])
 def test_resampled_worlds_keep_what_the_observer_sees(rules):
@@ -144,6 +170,25 @@ def test_without_inference_the_search_is_the_uniform_one_draw_for_draw():
     np.testing.assert_array_equal(got, want)
 
 
+def test_draw_worlds_are_the_searched_worlds_with_their_weights():
+    batch = positions(Rules.make(4, 4), 6, seed=7)
+    games = np.flatnonzero(batch.legal_masks().sum(axis=1) > 1)
+    observers = batch.current[games].astype(np.int64)
+    worlds, rows, weights = draw_worlds(batch, games, np.random.default_rng(9), 5)
+    want = determinize(batch, games, observers, np.random.default_rng(9), 5)
+    np.testing.assert_array_equal(worlds.hands, want.hands)
+    np.testing.assert_array_equal(rows, np.arange(5 * len(games)))
+    np.testing.assert_allclose(weights, 1 / 5)
+    inference = BidInference(oversample=3)
+    worlds, rows, weights = draw_worlds(batch, games, np.random.default_rng(9), 5, inference)
+    rng = np.random.default_rng(9)
+    want = determinize(batch, games, observers, rng, 15)
+    np.testing.assert_array_equal(worlds.hands, want.hands)
+    want_rows, want_weights = inference.select(want, observers, 5, rng)
+    np.testing.assert_array_equal(rows, want_rows)
+    np.testing.assert_array_equal(weights, want_weights)
+
+
 def test_spec_options_build_the_inference():
     agent = make_agent("pimc:samples=6:infer=bids:over=3:temp=2.5", 0)
     assert isinstance(agent, PIMCAgent) and agent.samples == 6
@@ -151,6 +196,10 @@ def test_spec_options_build_the_inference():
     assert make_agent("pimc:infer=bids", 0).inference == BidInference()
     assert make_agent("pimc:samples=6", 0).inference is None
     assert parse_options("infer=bids:over=2") == {"infer": "bids", "oversample": 2}
+    networked = make_agent("pimc:samples=6:infer=bids:model=ppo-v6:over=2", 0)
+    assert isinstance(networked.inference.model, PPOAgent) and networked.inference.oversample == 2
+    assert networked.inference.model.source.endswith("wizard-v6.npz")
+    assert make_agent("pimc:infer=bids:model=rule", 0).inference == BidInference()
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -159,6 +208,8 @@ def test_spec_options_build_the_inference():
     ("pimc:infer=bids:temp=-1", "temp must be"), ("pimc:infer=bids:temp=abc", "temp must be"),
     ("pimc:infer=bids:temp=inf", "temp must be"), ("pimc:over=4", "add infer=bids"), ("pimc:temp=3", "add infer=bids"),
     ("pimc:samples=4096:infer=bids:over=4", "at most"), ("pimc:infer", "unknown option"),
+    ("pimc:model=ppo", "add infer=bids"), ("pimc:infer=bids:model=ppo-bid", "unknown bid model"),
+    ("pimc:infer=bids:model=net", "unknown bid model"),
 ])
 def test_bad_inference_options_are_refused(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -231,3 +282,20 @@ def test_regret_benchmark_measures_each_agent_against_the_true_deal(capsys):
     main(["--games", "2", "--rounds", "2", "--samples", "2"])
     out = capsys.readouterr().out
     assert "pimc:samples=2: " in out and "pimc:samples=2:infer=bids: " in out and "positions (" in out
+
+
+def test_placement_benchmark_compares_each_agent_worlds_with_the_true_hands(capsys):
+    """Errors are never negative, the Wizards' are part of all cards', three hidden hands a position, and the same
+    seed gives the same errors."""
+    from benchmarks.inference_placement import main, placement_errors
+
+    rules = Rules.make(4, 3)
+    specs = ["pimc:samples=2", "pimc:samples=2:infer=bids:model=ppo"]
+    errors, wizards = placement_errors(rules, "rule", specs, games=3, share=1.0, seed=3)
+    assert errors.shape == wizards.shape and errors.shape[0] == 2 and errors.shape[1] % 3 == 0 and errors.shape[1] > 0
+    assert (wizards >= 0).all() and (errors >= wizards - 1e-12).all() and errors.max() > 0
+    again, _ = placement_errors(rules, "rule", specs, games=3, share=1.0, seed=3)
+    np.testing.assert_array_equal(errors, again)
+    main(["--games", "2", "--rounds", "2", "--samples", "2", "--share", "1"])
+    out = capsys.readouterr().out
+    assert "pimc:samples=2: all cards " in out and "pimc:samples=2:infer=bids:model=ppo: " in out and "hidden hands" in out
