@@ -6,7 +6,10 @@ voids; it ignores the bids, yet a seat that bid 3 of 4 tricks likely holds Wizar
 ``oversample`` times the worlds it needs, this module gives each world the likelihood of the bids the
 observer sees under a bid model, and ``samples`` worlds are drawn from them, with replacement, in
 proportion to it (with the search's own generator). A world drawn twice is played out once and counts
-twice in the mean.
+twice in the mean. The draws are independent (``resample="multinomial"``, the default) or systematic
+(``"systematic"``: one uniform offset, then ``samples`` evenly spaced points over the cumulative
+chances), which keeps each world's count within one of its expected count, so fewer likely worlds are
+left out or kept many times by chance.
 
 The bid model is a judgement of each legal bid's round score in points: by default RuleAgent's own
 (``rule_features.action_features``: each bid's expected round score, from ``rule_bid``'s chances of the
@@ -51,6 +54,8 @@ MODELS = ("rule", *(name for name in SHIPPED if name != "ppo-bid"))
 DEFAULT_OVERSAMPLE = 4
 #: Points of expected score that make a bid e times likelier than another (round scores step by 10 a trick).
 DEFAULT_TEMPERATURE = 10.0
+#: How the kept worlds are drawn from the likelihoods: independently, or at evenly spaced points.
+RESAMPLINGS = ("multinomial", "systematic")
 #: Share of the uniform choice over the legal bids in the bid model.
 FLOOR = 0.05
 _BIDS = slice(BID_OFFSET, BID_OFFSET + MAX_HAND_SIZE + 1)
@@ -64,6 +69,7 @@ class BidInference:
     temperature: float = DEFAULT_TEMPERATURE  #: of the bid model, in points of expected score
     #: The network whose bid values are the bid model (a value-trained ``PPOAgent``), or None for RuleAgent's.
     model: PPOAgent | None = None
+    resample: str = "multinomial"  #: one of RESAMPLINGS
 
     def __post_init__(self) -> None:
         over, temp = self.oversample, self.temperature
@@ -71,6 +77,8 @@ class BidInference:
             raise ValueError(f"oversample must be a positive integer, not {over!r}")
         if isinstance(temp, (bool, np.bool_)) or not isinstance(temp, (int, float, np.number)) or not 0 < temp < np.inf:
             raise ValueError(f"temperature must be a positive number, not {temp!r}")
+        if self.resample not in RESAMPLINGS:
+            raise ValueError(f"resample must be {' or '.join(RESAMPLINGS)}, not {self.resample!r}")
 
     def select(self, worlds: WizardBatch, observers: np.ndarray, samples: int,
                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +91,14 @@ class BidInference:
         log_w = np.where(np.isfinite(log_w).any(axis=1, keepdims=True), log_w, 0.0)  # no world fits: all alike
         chances = np.exp(log_w - log_w.max(axis=1, keepdims=True))
         chances /= chances.sum(axis=1, keepdims=True)
-        counts = np.stack([np.bincount(rng.choice(group, samples, p=p), minlength=group) for p in chances]).ravel()
+        if self.resample == "systematic":
+            edges = np.cumsum(chances, axis=1)
+            edges[:, -1] = 1.0  # rounding: the last point always falls inside
+            points = (rng.random((len(chances), 1)) + np.arange(samples)) / samples
+            drawn = np.stack([np.searchsorted(e, p, side="right") for e, p in zip(edges, points)])
+        else:
+            drawn = np.stack([rng.choice(group, samples, p=p) for p in chances])
+        counts = np.stack([np.bincount(d, minlength=group) for d in drawn]).ravel()
         rows = np.flatnonzero(counts)
         return rows, counts[rows] / samples
 

@@ -18,7 +18,8 @@ With ``infer="bids"`` (``pimc:infer=bids``) the samples are not uniform: ``overs
 worlds are drawn and ``samples`` of them kept, drawn by how likely the bids the acting seat sees are
 in each (``agents.inference``: a bid model at ``temperature``, RuleAgent's judgement of each bid or, with
 ``model="ppo"`` (``pimc:infer=bids:model=ppo``), a shipped network's). Without it the agent is the uniform one,
-draw for draw.
+draw for draw. ``resample="systematic"`` (``pimc:infer=bids:resample=systematic``) draws the kept worlds at
+evenly spaced points rather than independently.
 
 With ``top=K`` (``pimc:top=4``) the network is the search's prior too: only the K legal actions that the rollouts'
 network (``ppo`` with RuleAgent rollouts) rates highest are played out (``rollouts.search_prior``; a decision with at most K legal actions searches
@@ -29,7 +30,7 @@ With ``bid_samples=N`` (``pimc:bid_samples=64``) the bids are searched on N worl
 ``samples``: a bid commits a whole round and chooses among up to 16 options, a card among fewer and with more seen.
 
 Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=16:bid_samples=64``, ``pimc:samples=8:rollout=ppo``, ``pimc:samples=16:infer=bids:over=4:temp=10``,
-``pimc:samples=16:infer=bids:model=ppo:over=16``,
+``pimc:samples=16:infer=bids:model=ppo:over=16:resample=systematic``,
 ``pimc:samples=16:rollout=ppo:top=4``.
 """
 
@@ -41,7 +42,7 @@ from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
 
 from .base import Agent
-from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, MODELS, BidInference
+from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, MODELS, RESAMPLINGS, BidInference
 from .ppo_agent import PRETRAINED, SHIPPED, PPOAgent
 from .rollouts import search_prior, search_values
 from .rule_agent import RuleAgent
@@ -55,7 +56,8 @@ MAX_ROLLOUTS = 8192
 
 def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = None) -> dict:
     """Keyword arguments of ``PIMCAgent`` from a spec's options,
-    ``samples=N:bid_samples=N:rollout=rule|ppo|ppo-v3|...:infer=bids:model=rule|ppo|...:over=K:temp=T:top=K``, over ``defaults`` (keyword arguments too);
+    ``samples=N:bid_samples=N:rollout=rule|ppo|ppo-v3|...:infer=bids:model=rule|ppo|...:over=K:temp=T:resample=multinomial|systematic:top=K``,
+    over ``defaults`` (keyword arguments too);
     ValueError naming a bad one (in the spec ``name:arg``)."""
     options: dict = dict(defaults or {})
     for part in arg.split(":") if arg else []:
@@ -66,7 +68,7 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
             options[{"over": "oversample"}.get(key, key)] = int(value)
         elif key == "rollout" and sep:
             options["rollout"] = value
-        elif key in ("infer", "model") and sep:
+        elif key in ("infer", "model", "resample") and sep:
             options[key] = value
         elif key == "temp" and sep:
             try:
@@ -79,9 +81,9 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
         else:
             raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: samples=N, bid_samples=N, "
                              f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, model={'|'.join(MODELS)}, "
-                             "over=K, temp=T, top=K)")
-    if {"oversample", "temperature", "model"} & options.keys() and "infer" not in options:
-        raise ValueError(f"agent spec '{name}:{arg}': model=, over= and temp= tune inference: "
+                             f"over=K, temp=T, resample={'|'.join(RESAMPLINGS)}, top=K)")
+    if {"oversample", "temperature", "model", "resample"} & options.keys() and "infer" not in options:
+        raise ValueError(f"agent spec '{name}:{arg}': model=, over=, temp= and resample= tune inference: "
                          f"add infer={'|'.join(INFERENCES)}")
     return options
 
@@ -94,7 +96,7 @@ class PIMCAgent(Agent):
     def __init__(self, samples: int = DEFAULT_SAMPLES, rollout: str = "rule",
                  seed: int | np.random.Generator | None = None, infer: str | None = None,
                  oversample: int = DEFAULT_OVERSAMPLE, temperature: float = DEFAULT_TEMPERATURE, top: int | None = None,
-                 bid_samples: int | None = None, model: str = "rule"):
+                 bid_samples: int | None = None, model: str = "rule", resample: str = "multinomial"):
         bid_samples = samples if bid_samples is None else bid_samples
         for name, value in (("samples", samples), ("bid_samples", bid_samples), ("top", 1 if top is None else top)):
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -108,14 +110,14 @@ class PIMCAgent(Agent):
         if model not in MODELS:
             raise ValueError(f"pimc: unknown bid model {model!r} (expected {' or '.join(MODELS)})")
         try:  # checks both, with or without ``infer``
-            inference = BidInference(oversample, temperature)
+            inference = BidInference(oversample, temperature, None, resample)
         except ValueError as error:
             raise ValueError(f"pimc: {error}") from None
         if infer is not None and max(samples, bid_samples) * oversample > MAX_ROLLOUTS:
             raise ValueError(f"pimc: samples x oversample must be at most {MAX_ROLLOUTS}, "
                              f"not {max(samples, bid_samples) * oversample}")
         if infer is not None and model != "rule":  # the network draws nothing: any seed
-            inference = BidInference(oversample, temperature, PPOAgent.load(SHIPPED[model], seed=0))
+            inference = BidInference(oversample, temperature, PPOAgent.load(SHIPPED[model], seed=0), resample)
         #: The inference of the determinizations, or None for uniform ones.
         self.inference = inference if infer is not None else None
         self.samples = int(samples)

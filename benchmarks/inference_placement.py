@@ -37,7 +37,7 @@ from wizard_env.util.stopwatch import Stopwatch
 try:
     from benchmarks.inference_regret import PLAYERS, positions, searchers
 except ImportError:  # run as a script from benchmarks/
-    from inference_regret import PLAYERS, positions, searchers  # type: ignore[no-redef]
+    from inference_regret import PLAYERS, positions, searchers
 
 
 def placement_errors(rules: Rules, behaviour_spec: str, specs: list[str], games: int, share: float,
