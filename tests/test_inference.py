@@ -170,6 +170,32 @@ def test_without_inference_the_search_is_the_uniform_one_draw_for_draw():
     np.testing.assert_array_equal(got, want)
 
 
+def test_systematic_resampling_keeps_each_world_near_its_expected_count():
+    """Each world is kept floor or ceil of ``samples`` times its chance (independent draws stray further), the weights
+    are the counts over ``samples``, and the same generator gives the same rows."""
+    batch, dealer = bid_position([5, 0, 0], seed=3)
+    worlds = determinize(batch, np.array([0]), np.array([dealer]), np.random.default_rng(0), 64)
+    log_l = bid_log_likelihoods(worlds, np.full(64, dealer))
+    chances = np.exp(log_l - log_l.max())
+    expected = 16 * chances / chances.sum()
+    systematic, independent = BidInference(oversample=4, resample="systematic"), BidInference(oversample=4)
+    strays = []
+    for seed in range(20):
+        rows, weights = systematic.select(worlds, np.array([dealer]), 16, np.random.default_rng(seed))
+        counts = np.zeros(64)
+        counts[rows] = weights * 16
+        np.testing.assert_allclose(counts, np.rint(counts))
+        assert counts.sum() == 16 and (counts >= np.floor(expected) - 1e-9).all() and (counts <= np.ceil(expected) + 1e-9).all()
+        rows, weights = independent.select(worlds, np.array([dealer]), 16, np.random.default_rng(seed))
+        counts[:] = 0
+        counts[rows] = weights * 16
+        strays.append(np.abs(counts - expected).max())
+    assert max(strays) > 1  # the independent draws do stray past one
+    again = systematic.select(worlds, np.array([dealer]), 16, np.random.default_rng(5))
+    first = systematic.select(worlds, np.array([dealer]), 16, np.random.default_rng(5))
+    np.testing.assert_array_equal(first[0], again[0])
+
+
 def test_draw_worlds_are_the_searched_worlds_with_their_weights():
     batch = positions(Rules.make(4, 4), 6, seed=7)
     games = np.flatnonzero(batch.legal_masks().sum(axis=1) > 1)
@@ -200,6 +226,7 @@ def test_spec_options_build_the_inference():
     assert isinstance(networked.inference.model, PPOAgent) and networked.inference.oversample == 2
     assert networked.inference.model.source.endswith("wizard-v6.npz")
     assert make_agent("pimc:infer=bids:model=rule", 0).inference == BidInference()
+    assert make_agent("pimc:infer=bids:resample=systematic", 0).inference == BidInference(resample="systematic")
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -209,7 +236,8 @@ def test_spec_options_build_the_inference():
     ("pimc:infer=bids:temp=inf", "temp must be"), ("pimc:over=4", "add infer=bids"), ("pimc:temp=3", "add infer=bids"),
     ("pimc:samples=4096:infer=bids:over=4", "at most"), ("pimc:infer", "unknown option"),
     ("pimc:model=ppo", "add infer=bids"), ("pimc:infer=bids:model=ppo-bid", "unknown bid model"),
-    ("pimc:infer=bids:model=net", "unknown bid model"),
+    ("pimc:infer=bids:model=net", "unknown bid model"), ("pimc:resample=systematic", "add infer=bids"),
+    ("pimc:infer=bids:resample=stratified", "resample must be multinomial or systematic"),
 ])
 def test_bad_inference_options_are_refused(spec, message):
     with pytest.raises(ValueError, match=message):

@@ -18,7 +18,7 @@ import pytest
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.cli.main import main
 from wizard_env.training import recipe as recipes
-from wizard_env.training.recipe_run import DONE, run_recipe
+from wizard_env.training.recipe_run import DONE, check_out, run_recipe
 from wizard_env.training.rollout_values import VALUE_SCALE
 from wizard_env.training.values_config import LATER_DEFAULTS
 
@@ -165,6 +165,21 @@ def test_a_resume_with_a_changed_recipe_a_used_folder_and_a_missing_run_are_refu
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
 
 
+def test_a_resume_may_change_the_battery_workers_alone(tmp_path: Path):
+    """The battery's worker count changes how fast it plays, not its figures: a resumed run takes it, and it reaches
+    the suite's own settings; a change of anything else beside it is still refused."""
+    path, out = write_recipe(tmp_path), tmp_path / "run"
+    quiet_run(path, out, until="data")
+    faster = TINY.replace("references = []\n", "references = []\nworkers = 2\n")
+    path.write_text(faster)
+    recipe = recipes.load(path)
+    check_out(recipe, out, resume=True)  # no error
+    assert recipe.step("battery").suite_config("ppo").workers == 2
+    path.write_text(faster.replace("deals = 2\nreferences", "deals = 3\nreferences"))
+    with pytest.raises(ValueError, match=r"\(step 4 'battery': deals was 2, is now 3\)"):
+        check_out(recipes.load(path), out, resume=True)
+
+
 @pytest.mark.parametrize("old, new, where", [
     ("samples = 100", "samples = 0", "step 1 'data', key 'samples'"),
     ("samples = 100", 'samples = "many"', "step 1 'data', key 'samples'"),
@@ -176,6 +191,7 @@ def test_a_resume_with_a_changed_recipe_a_used_folder_and_a_missing_run_are_refu
     ("grid = [[0, 0], [1.5, 3]]", "grid = [[0, 0], [-1, 3]]", "step 3 'margins', key 'grid'"),
     ("deals = 2\nrounds = 2", "deals = 2\nrounds = 2\nseed = 2", "step 3 'margins', key 'seed'"),
     ("references = []", 'references = ["nobody"]', "step 4 'battery', key 'references'"),
+    ("references = []", "references = []\nworkers = 0", "step 4 'battery', key 'workers'"),
     ('kind = "publish"', 'kind = "ship"', "step 5 'publish', key 'kind'"),
     ('name = "publish"', 'name = "fit"', "step 5, key 'name'"),
     ('kind = "eval-suite"\ncheckpoint = "margins"\n', 'kind = "eval-suite"\n', "step 4 'battery', key 'checkpoint'"),

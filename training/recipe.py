@@ -9,7 +9,7 @@ folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that 
 | ``train-values`` | ``wizard train-values``: one command per ``[[step.stage]]``, the later ones with ``--resume`` | every ``ValuesConfig`` field (its default; a relative ``start``, and a relative checkpoint path in ``pool``, a list of strings, is read from the recipe's folder; ``data_from`` names earlier train-values steps), ``players`` (4, the evaluations), ``rounds`` ("standard"); a stage sets what a resume may change (``iterations``, ``data``, ``epochs``, ``learning_rate``, ``workers``, ``eval_deals``) |
 | ``fit-values`` | a fresh network on the data of a train-values step (``fit_values``) | ``data`` (the step), ``iterations`` (all of them), every ``FitConfig`` field |
 | ``margins`` | the margin grid on held-out deals (``margins``) | ``checkpoint`` (a step), every ``MarginGrid`` field |
-| ``eval-suite`` | ``wizard eval-suite ppo:CHECKPOINT`` (``eval_suite``) | ``checkpoint``, ``deals`` (2000), ``seed`` (1), ``references`` (["ppo"]), ``reference_deals``, ``players`` ([3, 5, 6]), ``skip`` ([]) |
+| ``eval-suite`` | ``wizard eval-suite ppo:CHECKPOINT`` (``eval_suite``) | ``checkpoint``, ``deals`` (2000), ``seed`` (1), ``references`` (["ppo"]), ``reference_deals``, ``players`` ([3, 5, 6]), ``skip`` ([]), ``workers`` (1: processes playing its tables; the figures do not depend on it, and a resumed run may change it) |
 | ``publish`` | copies the checkpoint to ``OUT/agent.npz`` and writes ``OUT/tables.md`` from the steps before | ``checkpoint`` |
 
 A ``checkpoint`` names an earlier step: a train-values step's latest checkpoint, a fit's, or the margins' choice.
@@ -48,8 +48,10 @@ STEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 SUITE_KEYS: dict[str, tuple[str, Any]] = {
     "checkpoint": ("step", None), "deals": ("int", eval_suite.DEFAULT_DEALS), "seed": ("int", eval_suite.DEFAULT_SEED),
     "references": ("strs", list(eval_suite.DEFAULT_REFERENCES)), "reference_deals": ("int", None),
-    "players": ("ints", list(eval_suite.DEFAULT_PLAYERS)), "skip": ("strs", []),
+    "players": ("ints", list(eval_suite.DEFAULT_PLAYERS)), "skip": ("strs", []), "workers": ("int", 1),
 }
+#: Keys of a kind of step that change how fast it runs, not what it makes: a resumed run may change them.
+SPEED_KEYS = {"eval-suite": ("workers",)}
 
 
 def _kind_of(default: Any) -> str:
@@ -125,7 +127,7 @@ class Step:
     def suite_config(self, agent: str) -> eval_suite.SuiteConfig:
         k = self.keys
         return eval_suite.SuiteConfig(agent, k["deals"], k["seed"], tuple(k["references"]), k["reference_deals"],
-                                      tuple(k["players"]), tuple(k["skip"]))
+                                      tuple(k["players"]), tuple(k["skip"]), k["workers"])
 
 
 @dataclass(frozen=True)
@@ -364,6 +366,16 @@ def _check_seeds(steps: list[Step], fail) -> None:
                 if grid.keys[key] in used:
                     raise fail(grid.where(key), f"seed {grid.keys[key]} plays deals of the evaluation of step {suite.name!r} "
                                f"(its seeds {', '.join(map(str, sorted(used)))}): choose margins on other deals")
+
+
+def without_speed_keys(raw: Any) -> Any:
+    """A parsed recipe without the keys of its steps that change only how fast they run (``SPEED_KEYS``): what a
+    resumed run compares."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("step"), list):
+        return raw
+    steps = [{k: v for k, v in t.items() if k not in SPEED_KEYS.get(t.get("kind"), ())} if isinstance(t, dict) else t
+             for t in raw["step"]]
+    return {**raw, "step": steps}
 
 
 def first_change(before: Any, now: Any, where: str = "") -> str | None:

@@ -23,7 +23,7 @@ from . import eval_suite, train_report
 from .common import run_lock
 from .fit_values import fit_fresh
 from .margins import copy_checkpoint, run_grid
-from .recipe import Recipe, Step, first_change
+from .recipe import Recipe, Step, first_change, without_speed_keys
 from .train_values import ValuesConfig, ValuesTrainer, run_chunks, run_training
 
 FORMAT = "wizard-recipe-run/1"
@@ -98,7 +98,7 @@ def check_out(recipe: Recipe, out: Path, resume: bool) -> None:
         before = json.loads(saved.read_text())["recipe"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError(f"--resume: {saved} is damaged ({str(e)[:100]}): start the recipe again in another --out") from None
-    change = first_change(before, json.loads(json.dumps(recipe.raw)))
+    change = first_change(without_speed_keys(before), without_speed_keys(json.loads(json.dumps(recipe.raw))))
     if change:
         raise ValueError(f"--resume: {recipe.path} is not the recipe {out} was started with ({change}): restore it, "
                          "or run the changed recipe into another --out")
