@@ -42,8 +42,8 @@ from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.cards import NO_CARD
 from wizard_env.engine.rules import MAX_HAND_SIZE
 
-from .rule_bid import FEATURES, SCORE_SCALE
 from .ppo_agent import SHIPPED, VALUE_UNIT, PPOAgent
+from .rule_bid import FEATURES, SCORE_SCALE
 from .rule_features import action_features
 
 #: What ``infer=`` may name: the bids seen.
