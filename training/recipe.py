@@ -368,16 +368,6 @@ def _check_seeds(steps: list[Step], fail) -> None:
                                f"(its seeds {', '.join(map(str, sorted(used)))}): choose margins on other deals")
 
 
-def without_speed_keys(raw: Any) -> Any:
-    """A parsed recipe without the keys of its steps that change only how fast they run (``SPEED_KEYS``): what a
-    resumed run compares."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("step"), list):
-        return raw
-    steps = [{k: v for k, v in t.items() if k not in SPEED_KEYS.get(t.get("kind"), ())} if isinstance(t, dict) else t
-             for t in raw["step"]]
-    return {**raw, "step": steps}
-
-
 def first_change(before: Any, now: Any, where: str = "") -> str | None:
     """Where two parsed recipes first differ, in words (None: they are the same)."""
     if isinstance(before, dict) and isinstance(now, dict):

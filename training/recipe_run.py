@@ -23,7 +23,7 @@ from . import eval_suite, train_report
 from .common import run_lock
 from .fit_values import fit_fresh
 from .margins import copy_checkpoint, run_grid
-from .recipe import Recipe, Step, first_change, without_speed_keys
+from .recipe import SPEED_KEYS, Recipe, Step, first_change
 from .train_values import ValuesConfig, ValuesTrainer, run_chunks, run_training
 
 FORMAT = "wizard-recipe-run/1"
@@ -102,6 +102,16 @@ def check_out(recipe: Recipe, out: Path, resume: bool) -> None:
     if change:
         raise ValueError(f"--resume: {recipe.path} is not the recipe {out} was started with ({change}): restore it, "
                          "or run the changed recipe into another --out")
+
+
+def without_speed_keys(raw: Any) -> Any:
+    """A parsed recipe without the keys of its steps that change only how fast they run (``SPEED_KEYS``): what a
+    resumed run compares."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("step"), list):
+        return raw
+    steps = [{k: v for k, v in t.items() if k not in SPEED_KEYS.get(t.get("kind"), ())} if isinstance(t, dict) else t
+             for t in raw["step"]]
+    return {**raw, "step": steps}
 
 
 def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str | None = None,
