@@ -51,7 +51,7 @@ SUITE_KEYS: dict[str, tuple[str, Any]] = {
     "players": ("ints", list(eval_suite.DEFAULT_PLAYERS)), "skip": ("strs", []), "workers": ("int", 1),
 }
 #: Keys of a kind of step that change how fast it runs, not what it makes: a resumed run may change them.
-SPEED_KEYS = {"eval-suite": ("workers",)}
+SPEED_KEYS: dict[str, tuple[str, ...]] = {"eval-suite": ("workers",)}
 
 
 def _kind_of(default: Any) -> str:

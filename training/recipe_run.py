@@ -109,7 +109,7 @@ def without_speed_keys(raw: Any) -> Any:
     resumed run compares."""
     if not isinstance(raw, dict) or not isinstance(raw.get("step"), list):
         return raw
-    steps = [{k: v for k, v in t.items() if k not in SPEED_KEYS.get(t.get("kind"), ())} if isinstance(t, dict) else t
+    steps = [{k: v for k, v in t.items() if k not in SPEED_KEYS.get(str(t.get("kind")), ())} if isinstance(t, dict) else t
              for t in raw["step"]]
     return {**raw, "step": steps}
 
