@@ -22,22 +22,17 @@ search's own, so the error is that of the worlds the search plays out.
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
-from wizard_env.agents.pimc_agent import PIMCAgent
-from wizard_env.agents.registry import make_agent
 from wizard_env.agents.rollouts import draw_worlds
 from wizard_env.engine.cards import WIZARD
-from wizard_env.engine.rules import Rules, parse_rounds
-from wizard_env.training.pairing import Figure, pm
+from wizard_env.engine.rules import Rules
 from wizard_env.util.stopwatch import Stopwatch
 
 try:
-    from benchmarks.inference_regret import PLAYERS, positions, searchers
+    from benchmarks.inference_regret import PLAYERS, arguments, cell, positions, searchers
 except ImportError:  # run as a script from benchmarks/
-    from inference_regret import PLAYERS, positions, searchers
+    from inference_regret import PLAYERS, arguments, cell, positions, searchers
 
 
 def placement_errors(rules: Rules, behaviour_spec: str, specs: list[str], games: int, share: float,
@@ -67,33 +62,15 @@ def placement_errors(rules: Rules, behaviour_spec: str, specs: list[str], games:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=24, help="games played in lockstep")
-    parser.add_argument("--share", type=float, default=0.1, help="share of the decisions with a choice measured")
-    parser.add_argument("--samples", type=int, default=16)
-    parser.add_argument("--options", nargs="+", default=["", "infer=bids", "infer=bids:model=ppo"],
-                        help="each agent's options after samples=N ('' for uniform pimc); the first is the baseline")
-    parser.add_argument("--behaviour", default="rule", help="the agent at every seat of the games played")
-    parser.add_argument("--rounds", default="standard")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    if args.games < 1 or args.samples < 1 or not 0 < args.share <= 1:
-        parser.error("--games and --samples must be at least 1, --share in (0, 1]")
-    rules = Rules.make(PLAYERS, parse_rounds(args.rounds))
-    specs = [f"pimc:samples={args.samples}" + (f":{o}" if o else "") for o in args.options]
-    for spec in specs:
-        if not isinstance(make_agent(spec), PIMCAgent):
-            parser.error(f"{spec}: not a pimc agent")
+    args, rules, specs = arguments(argv, __doc__.splitlines()[0], 24, 0.1, ["", "infer=bids", "infer=bids:model=ppo"])
     with Stopwatch() as watch:
         errors, wizards = placement_errors(rules, args.behaviour, specs, args.games, args.share, args.seed)
     print(f"{args.games} games of {args.behaviour} at every seat, {rules.num_rounds} rounds, seed {args.seed}: "
           f"{errors.shape[1]} hidden hands, {watch.seconds:.0f} s")
     print("squared error of the expected card counts per hidden hand, mean ± 95% interval over hands")
     for i, spec in enumerate(specs):
-        cells = []
-        for name, found in (("all cards", errors), ("Wizards", wizards)):
-            paired = "" if i == 0 else f" ({pm(Figure.over_deals(found[i] - found[0]), 4)})"
-            cells.append(f"{name} {pm(Figure.over_deals(found[i]), 4, sign=False)}{paired}")
+        cells = [cell(name, found[i], None if i == 0 else found[0], 4, sign=False)
+                 for name, found in (("all cards", errors), ("Wizards", wizards))]
         print(f"{spec}: " + "; ".join(cells))
     print(f"(in brackets: the difference to {specs[0]}, paired by hand; negative is nearer the true hands)")
 

@@ -83,12 +83,15 @@ def regrets(rules: Rules, behaviour_spec: str, specs: list[str], games: int, sha
     return np.concatenate(found, axis=1), np.concatenate(phases)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=32, help="games played in lockstep")
-    parser.add_argument("--share", type=float, default=0.25, help="share of the searched decisions measured")
+def arguments(argv: list[str] | None, description: str, games: int, share: float,
+              options: list[str]) -> tuple[argparse.Namespace, Rules, list[str]]:
+    """The command line of a benchmark that compares pimc agents at positions of games (these defaults): the
+    arguments, the rules and the agents' specs."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--games", type=int, default=games, help="games played in lockstep")
+    parser.add_argument("--share", type=float, default=share, help="share of the decisions with a choice measured")
     parser.add_argument("--samples", type=int, default=16)
-    parser.add_argument("--options", nargs="+", default=["", "infer=bids"],
+    parser.add_argument("--options", nargs="+", default=options,
                         help="each agent's options after samples=N ('' for uniform pimc); the first is the baseline")
     parser.add_argument("--behaviour", default="rule", help="the agent at every seat of the games played")
     parser.add_argument("--rounds", default="standard")
@@ -96,11 +99,21 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.games < 1 or args.samples < 1 or not 0 < args.share <= 1:
         parser.error("--games and --samples must be at least 1, --share in (0, 1]")
-    rules = Rules.make(PLAYERS, parse_rounds(args.rounds))
     specs = [f"pimc:samples={args.samples}" + (f":{o}" if o else "") for o in args.options]
     for spec in specs:
         if not isinstance(make_agent(spec), PIMCAgent):
             parser.error(f"{spec}: not a pimc agent")
+    return args, Rules.make(PLAYERS, parse_rounds(args.rounds)), specs
+
+
+def cell(name: str, values: np.ndarray, baseline: np.ndarray | None, digits: int, sign: bool = True) -> str:
+    """``name mean ± interval``, and in brackets the paired difference to ``baseline``'s values where given."""
+    paired = "" if baseline is None else f" ({pm(Figure.over_deals(values - baseline), digits)})"
+    return f"{name} {pm(Figure.over_deals(values), digits, sign)}{paired}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    args, rules, specs = arguments(argv, __doc__.splitlines()[0], 32, 0.25, ["", "infer=bids"])
     with Stopwatch() as watch:
         found, phases = regrets(rules, args.behaviour, specs, args.games, args.share, args.seed)
     counts = {name: int((phases == phase).sum()) for name, phase in PHASES.items()}
@@ -113,8 +126,7 @@ def main(argv: list[str] | None = None) -> None:
             at = np.ones(len(phases), bool) if phase is None else phases == phase
             if not at.any():
                 continue
-            paired = "" if i == 0 else f" ({pm(Figure.over_deals(found[i, at] - found[0, at]), 2)})"
-            cells.append(f"{name} {pm(Figure.over_deals(found[i, at]), 2)}{paired}")
+            cells.append(cell(name, found[i, at], None if i == 0 else found[0, at], 2))
         print(f"{spec}: " + "; ".join(cells))
     print(f"(in brackets: the difference to {specs[0]}, paired by position; negative is closer to the deal)")
 
