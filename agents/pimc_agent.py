@@ -36,6 +36,8 @@ Spec: ``pimc``, ``pimc:samples=32``, ``pimc:samples=16:bid_samples=64``, ``pimc:
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from wizard_env.engine.actions import Phase
@@ -117,7 +119,7 @@ class PIMCAgent(Agent):
             raise ValueError(f"pimc: samples x oversample must be at most {MAX_ROLLOUTS}, "
                              f"not {max(samples, bid_samples) * oversample}")
         if infer is not None and model != "rule":  # the network draws nothing: any seed
-            inference = BidInference(oversample, temperature, PPOAgent.load(SHIPPED[model], seed=0), resample)
+            inference = dataclasses.replace(inference, model=PPOAgent.load(SHIPPED[model], seed=0))
         #: The inference of the determinizations, or None for uniform ones.
         self.inference = inference if infer is not None else None
         self.samples = int(samples)
