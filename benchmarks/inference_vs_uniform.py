@@ -4,9 +4,11 @@ Usage::
 
     python benchmarks/inference_vs_uniform.py --deals 40 --seed 0
     python benchmarks/inference_vs_uniform.py --deals 20 --options infer=bids:over=8:temp=5 --rounds 5
+    python benchmarks/inference_vs_uniform.py --deals 200 --agent search --workers 2
 
 Duplicate deals of 4 players (the deals of ``wizard eval --seed S``, each in every rotation of the seats) at
-two tables: one ``pimc:samples=N:OPTIONS`` against three ``pimc:samples=N``, and three against one. The
+two tables: one ``pimc:samples=N:OPTIONS`` (or any ``--agent`` spec, such as ``search``) against three
+``pimc:samples=N``, and three against one. The
 margin of a deal is the inference agent's mean score per game minus the uniform agent's at that table;
 the script prints it for each table and for both together (the mean of the two tables' margins per deal),
 with a 95% interval over deals, after every chunk of deals and at the end, and the seconds per searched
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunk", type=int, default=4, help="deals played in lockstep between reports")
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--options", default="infer=bids", help="the inference agent's options after samples=N")
+    parser.add_argument("--agent", help="any agent spec in place of pimc:samples=N:OPTIONS (for example search)")
     parser.add_argument("--rounds", default="standard")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1, help="processes playing chunks at once")
@@ -89,9 +92,10 @@ def main(argv: list[str] | None = None) -> None:
     if min(args.deals, args.chunk, args.samples, args.workers) < 1:
         parser.error("--deals, --chunk, --samples and --workers must be at least 1")
     rules = Rules.make(PLAYERS, parse_rounds(args.rounds))
-    specs = f"pimc:samples={args.samples}:{args.options}", f"pimc:samples={args.samples}"
-    for spec in specs:
-        make_agent(spec)  # a bad spec fails here, before any worker starts
+    specs = args.agent or f"pimc:samples={args.samples}:{args.options}", f"pimc:samples={args.samples}"
+    for spec in specs:  # a bad spec fails here, before any worker starts
+        if not isinstance(make_agent(spec), PIMCAgent):
+            parser.error(f"{spec}: not a pimc agent (the script times its searches)")
     deal_seeds, agent_seeds = derive_seeds(args.seed, args.deals, PLAYERS)
     print(f"{specs[0]} vs {specs[1]}: {args.deals} deals x {PLAYERS} rotations at two tables, "
           f"{rules.num_rounds} rounds, seed {args.seed}, {args.workers} worker(s)", flush=True)

@@ -288,6 +288,18 @@ def test_benchmark_margins_do_not_depend_on_workers_or_deal_count(capsys):
     assert margins("--deals", "2") == alone[:2]
 
 
+def test_benchmark_sets_any_pimc_spec_against_uniform_search(capsys):
+    from benchmarks.inference_vs_uniform import main
+
+    main(["--deals", "1", "--rounds", "1", "--samples", "2", "--agent", "search:samples=2"])
+    out = capsys.readouterr().out
+    assert out.startswith("search:samples=2 vs pimc:samples=2: ")
+    assert "seconds per searched decision: search:samples=2 " in out
+    with pytest.raises(SystemExit):
+        main(["--agent", "rule"])
+    assert "rule: not a pimc agent" in capsys.readouterr().err
+
+
 def test_benchmark_refuses_a_count_below_one(capsys):
     from benchmarks.inference_vs_uniform import main
 
