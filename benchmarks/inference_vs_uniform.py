@@ -10,8 +10,9 @@ Duplicate deals of 4 players (the deals of ``wizard eval --seed S``, each in eve
 two tables: one ``pimc:samples=N:OPTIONS`` (or any pimc spec given as ``--agent``, such as ``search``) against
 three ``pimc:samples=N``, and three against one. The margin of a deal is that agent's mean score per game minus the
 uniform agent's at that table; the script prints it for each table and for both together (the mean of the two
-tables' margins per deal), with a 95% interval over deals, after every chunk of deals and at the end, and the seconds per searched
-decision of each agent (``act_games`` calls timed, games in lockstep as ``wizard eval`` plays them).
+tables' margins per deal), with a 95% interval over deals, after every chunk of deals and at the end, and the
+seconds per searched decision of each agent (``act_games`` calls timed, games in lockstep as ``wizard eval`` plays
+them).
 It is slow: every seat searches (about 0.02 s a decision; a standard game has 540 decisions a seat table), so
 ``--workers N`` plays the chunks in N processes. Each chunk's agents are seeded from the seed and the chunk's first
 deal, so a deal's margins are the same for any worker count and any ``--deals`` that includes its chunk.
@@ -82,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--chunk", type=int, default=4, help="deals played in lockstep between reports")
     parser.add_argument("--samples", type=int, default=16)
-    parser.add_argument("--options", default="infer=bids", help="the inference agent's options after samples=N (unused with --agent)")
+    parser.add_argument("--options", default="infer=bids",
+                        help="the inference agent's options after samples=N (unused with --agent)")
     parser.add_argument("--agent", help="any agent spec in place of pimc:samples=N:OPTIONS (for example search)")
     parser.add_argument("--rounds", default="standard")
     parser.add_argument("--seed", type=int, default=0)
