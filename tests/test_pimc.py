@@ -34,7 +34,10 @@ def test_search_is_pimc_with_the_network_and_inference_and_its_options_override_
 
     agent = make_agent("search", 0)
     assert isinstance(agent, PIMCAgent) and "search" in SEARCH_AGENTS and searches_games("search:samples=2")
-    assert (agent.samples, agent.rollout, agent.top, agent.inference is not None) == (32, "ppo", 3, True)
+    assert (agent.samples, agent.rollout, agent.top, agent.inference.oversample, agent.inference.resample) == (
+        32, "ppo", 3, 8, "systematic")
+    assert Path(agent.inference.model.source).name == Path(make_agent("ppo", 0).source).name  # the network's bid model
+    assert make_agent("search:model=rule", 0).inference.model is None
     larger = make_agent("search:samples=48:top=5:over=8", 0)
     assert (larger.samples, larger.rollout, larger.top, larger.inference.oversample) == (48, "ppo", 5, 8)
     assert make_agent("search:rollout=rule", 0).rollout == "rule"
