@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--chunk", type=int, default=4, help="deals played in lockstep between reports")
     parser.add_argument("--samples", type=int, default=16)
-    parser.add_argument("--options", default="infer=bids",
-                        help="the inference agent's options after samples=N (unused with --agent)")
+    parser.add_argument("--options", help="the inference agent's options after samples=N (default infer=bids; "
+                        "not with --agent)")
     parser.add_argument("--agent", help="any agent spec in place of pimc:samples=N:OPTIONS (for example search)")
     parser.add_argument("--rounds", default="standard")
     parser.add_argument("--seed", type=int, default=0)
@@ -93,7 +93,9 @@ def main(argv: list[str] | None = None) -> None:
     if min(args.deals, args.chunk, args.samples, args.workers) < 1:
         parser.error("--deals, --chunk, --samples and --workers must be at least 1")
     rules = Rules.make(PLAYERS, parse_rounds(args.rounds))
-    specs = args.agent or f"pimc:samples={args.samples}:{args.options}", f"pimc:samples={args.samples}"
+    if args.agent and args.options:
+        parser.error("--options sets the options of pimc:samples=N and --agent replaces that agent: give one of them")
+    specs = args.agent or f"pimc:samples={args.samples}:{args.options or 'infer=bids'}", f"pimc:samples={args.samples}"
     for spec in specs:  # a bad spec fails here, before any worker starts
         if not isinstance(make_agent(spec), PIMCAgent):
             parser.error(f"{spec}: not a pimc agent (the script times its searches)")

@@ -298,6 +298,9 @@ def test_benchmark_sets_any_pimc_spec_against_uniform_search(capsys):
     with pytest.raises(SystemExit):
         main(["--agent", "rule"])
     assert "rule: not a pimc agent" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # --options would be dropped without a word
+        main(["--agent", "search", "--options", "infer=bids:over=8"])
+    assert "give one of them" in capsys.readouterr().err
 
 
 def test_benchmark_refuses_a_count_below_one(capsys):
