@@ -10,11 +10,11 @@ trained from);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
 ``baseline:PATH`` (a from-scratch baseline of ``wizard baseline``, or a run folder: its network, which reads the
 observation alone, makes every decision, greedily over the legal actions; a network with RuleAgent's advice is refused);
-``pimc`` (search on determinized rollouts, options
-``samples=N``, ``bid_samples=N`` (worlds per bid), ``rollout=rule|ppo`` (or another shipped network: ``rollout=ppo-v3``), ``infer=bids`` with ``over=K``, ``temp=T``, and ``top=K`` (search only the
-network's K best-rated actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``,
-``pimc:samples=16:rollout=ppo:top=4``; it plays where the games are
-at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``: the shipped network as
+``pimc`` (search on determinized rollouts, options ``samples=N``, ``bid_samples=N`` (worlds per bid),
+``rollout=rule|ppo`` (or another shipped network: ``rollout=ppo-v3``), ``infer=bids`` with ``model=rule|ppo``,
+``over=K``, ``temp=T`` and ``resample=multinomial|systematic``, and ``top=K`` (search only the network's K best-rated
+actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``, ``pimc:samples=16:rollout=ppo:top=4``; it
+plays where the games are at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``: the shipped network as
 rollout policy, prior and bid model, worlds weighed by the bids; its own options override them, ``search:samples=16``).
 A ``ppo`` spec takes the option ``play=rule`` to hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
 since ``,`` separates the agents of ``--agents``); and for a network of ``wizard train-values`` ``margin=X`` (points a
@@ -105,8 +105,8 @@ def _pimc(arg: str | None, seed: Seed) -> Agent:
 
 #: ``search``: the strongest agent measured (docs/search.md, "Search with the network"; its model card,
 #: agents/pretrained/MODEL_CARD-search.md), ``pimc`` with these options; a ``search`` spec's own options override them
-#: (``search:samples=16:model=rule:over=4:resample=multinomial``, the 16-world search it was until 2026-12-05;
-#: ``search:model=rule:over=4:resample=multinomial``, the one with RuleAgent's bid model it was until 2026-12-06).
+#: (``search:samples=16``). It was ``pimc:samples=16:rollout=ppo:top=3:infer=bids`` and then
+#: ``pimc:samples=32:rollout=ppo:top=3:infer=bids`` (RuleAgent's bid model) until 2026-12-05.
 SEARCH_OPTIONS = "samples=32:rollout=ppo:top=3:infer=bids:model=ppo:over=8:resample=systematic"
 
 

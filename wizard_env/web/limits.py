@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from wizard_env.agents.registry import make_agent
 
 #: What ``wizard serve`` offers unless told otherwise; ``pimc`` is 16 samples with rule rollouts (milliseconds a move),
-#: ``search`` the strongest search agent (the network as rollout policy and prior, inference from bids; tens of ms).
+#: ``search`` the strongest search agent (the network as rollout policy, prior and bid model; tens of ms).
 DEFAULT_OPPONENTS = ("rule", "ppo", "random", "pimc", "search")
 #: Agents one server offers at most (the play page lists each in every seat's menu).
 MAX_OFFERED = 32
