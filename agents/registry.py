@@ -14,8 +14,9 @@ observation alone, makes every decision, greedily over the legal actions; a netw
 ``rollout=rule|ppo`` (or another shipped network: ``rollout=ppo-v3``), ``infer=bids`` with ``model=rule|ppo``,
 ``over=K``, ``temp=T`` and ``resample=multinomial|systematic``, and ``top=K`` (search only the network's K best-rated
 actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``, ``pimc:samples=16:rollout=ppo:top=4``; it
-plays where the games are at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``: the shipped network as
-rollout policy, prior and bid model, worlds weighed by the bids; its own options override them, ``search:samples=16``).
+plays where the games are at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``:
+the shipped network as rollout policy, prior and bid model, worlds weighed by the bids; its own options override them,
+``search:samples=16``).
 A ``ppo`` spec takes the option ``play=rule`` to hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
 since ``,`` separates the agents of ``--agents``); and for a network of ``wizard train-values`` ``margin=X`` (points a
 departure from RuleAgent's choice must promise, every phase) and ``play-margin=Y`` (card play alone) to play it with
