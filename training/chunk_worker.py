@@ -26,7 +26,7 @@ def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None, read: di
     (config, weights) of the task's checkpoint, and ``read`` those of the pool's (``opponent_pool.read_checkpoints``),
     already read (a cluster's machines need not see the driver's files)."""
     path, rules, games, seed, phases, share, checkpoint, torch_threads, search_samples, search_top = task[:10]
-    rule_tables, pool, pool_tables, advice = task[10:]
+    rule_tables, pool, pool_tables, advice, search_infer = task[10:]
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(torch_threads, user_api="blas")
@@ -36,7 +36,8 @@ def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None, read: di
         behaviour = PPOAgent(config, weights, seed=np.random.default_rng([seed, 3]), source=checkpoint)
     return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour,
                              search_samples=search_samples, search_top=search_top, rule_tables=rule_tables,
-                             pool=build_pool(pool, seed, read), pool_tables=pool_tables, advice=advice)
+                             pool=build_pool(pool, seed, read), pool_tables=pool_tables, advice=advice,
+                             search_infer=search_infer)
 
 
 #: How to recover from a damaged data chunk: chunk N of an iteration is a function of the run's seed and the agent

@@ -18,7 +18,10 @@ of the one true deal, each action is played out in N deals redrawn from what the
 (``agents.rollouts.search_values``, ``engine.determinize``), and its value is the mean of its N round scores: the
 values ``pimc`` chooses by, with the rollout policy at every seat. The network then fits what search on top of the
 rollout policy would do (expert iteration) rather than one continuation of a deal the player cannot see. A mean
-of N whole scores need not be whole: the compact samples keep such values as float32 (``samples``).
+of N whole scores need not be whole: the compact samples keep such values as float32 (``samples``). With
+``search_infer`` (``--search-infer``) the N deals are kept from ``INFER_OVERSAMPLE`` times as many by the chance of
+the bids the player has seen (``agents.inference``, systematic draws), the bid model being the rollout policy's
+(the network's values, or RuleAgent's judgement where RuleAgent plays out): the worlds ``search`` decides in.
 
 **Without advice** (``collect_values(..., advice=False)``, ``wizard train-values --no-advice``): nothing comes from
 RuleAgent but the play of the seats it holds as an opponent (``rule_tables``). The default behaviour and rollout
@@ -35,6 +38,7 @@ import numpy as np
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.checkpoint import weight_names
+from wizard_env.agents.inference import BidInference
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, VALUE_UNIT, PPOAgent, one_hot
 from wizard_env.agents.random_agent import RandomAgent
 from wizard_env.agents.rollouts import rollout_values, search_prior, search_values
@@ -56,14 +60,15 @@ if TYPE_CHECKING:
 def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...], share: float = 1.0,
                    behaviour: Agent | None = None, rollout: Agent | None = None, search_samples: int = 0,
                    search_top: int = 0, rule_tables: float = 0.0, pool: Sequence[Agent] = (),
-                   pool_tables: float = 0.0, advice: bool = True) -> ValueSamples:
+                   pool_tables: float = 0.0, advice: bool = True, search_infer: bool = False) -> ValueSamples:
     """Action values of the decisions in ``phases`` that have a choice, in ``games`` games played by ``behaviour``
     (default RuleAgent) at every seat; each such decision is kept with probability ``share``. The values are each
     action's round score in the true deal, the round played out by ``rollout`` (default RuleAgent), or with
     ``search_samples`` N > 0 its mean over N redrawn deals (``search_values``), drawn from a Generator of its own
     seeded by ``seed`` (the draws that keep decisions stay as they are). ``search_top`` K > 0 (with ``search_samples``
     and a ``PPOAgent`` as ``rollout``): only the K legal actions that ``rollout`` rates highest, and RuleAgent's choice,
-    are played out (``search_prior``); the others' values are NaN.
+    are played out (``search_prior``); the others' values are NaN. ``search_infer`` (with ``search_samples``): the N
+    deals are drawn by the likelihood of the bids seen (``search_inference``).
 
     ``advice`` False: RuleAgent plays only the seats of its tables, ``behaviour`` and ``rollout`` default to uniformly
     random legal actions (drawn from the seed's ``RANDOM_STREAM``), and each decision is stored with the action played
@@ -98,6 +103,7 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     if search_samples and search_top and isinstance(rollout, PPOAgent):
         prior = copy.copy(rollout)
         prior.rule = RuleAgent(seed=np.random.default_rng([seed, PRIOR_STREAM]))
+    inference = search_inference(rollout, seed) if search_samples and search_infer else None
     owners = table_seats(games, rules.num_players, seed, rule_tables, pool_tables, len(pool))  # who holds each seat
     # the opponents by owner: RuleAgent in the rollouts of rule tables (at the table its seats play the hint; without
     # rule tables no seat is RULE's and ``rule`` only holds the place), then the pool
@@ -128,7 +134,8 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
             seated = dict(others=opponents, theirs=owners[live[keep]]) if rule_tables or pool_tables else {}
             if search_samples:
                 searched = None if prior is None else search_prior(prior, o[keep], m[keep], int(search_top), keep=stored[keep])
-                values = search_values(batch, live[keep], rollout, search_rng, int(search_samples), masks=searched, **seated)
+                values = search_values(batch, live[keep], rollout, search_rng, int(search_samples), inference, searched,
+                                       **seated)
             else:
                 values = rollout_values(batch, live[keep], rollout, **seated)
             parts.append(ValueSamples.of(o[keep], m[keep], values, stored[keep]))
@@ -145,9 +152,28 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
 #: agents from (``training.opponent_pool``), and the one of random play without advice.
 SEARCH_STREAM, PRIOR_STREAM, TABLE_STREAM, TABLE_RULE_STREAM = 5, 6, 7, 8
 POOL_TABLE_STREAM, POOL_DRAW_STREAM, POOL_AGENT_STREAM, RANDOM_STREAM = 9, 10, 11, 12
+#: The stream of the bid model's RuleAgent (``search_infer``, a network's advice).
+MODEL_STREAM = 13
+#: Deals drawn for each one a search target keeps with ``search_infer`` (as ``search``: ``over=8``).
+INFER_OVERSAMPLE = 8
 #: Who holds a seat in ``table_seats``' array: the learner (``behaviour``), RuleAgent, or from ``POOL`` on the pool's
 #: agents in order (``POOL + j``: ``pool[j]``).
 LEARNER, RULE, POOL = -1, 0, 1
+
+
+def search_inference(rollout: Agent, seed: int) -> BidInference | None:
+    """The inference of ``collect_values(..., search_infer=True)``: ``INFER_OVERSAMPLE`` deals drawn for each one
+    kept, systematic draws, by the bids' chances under the rollout policy's judgement: ``rollout``'s values where it
+    is a network (a copy with a RuleAgent of its own, from the seed's ``MODEL_STREAM``, so that the rollouts draw as
+    without it), else RuleAgent's. None where ``rollout`` plays random legal actions: their bids tell nothing of a
+    hand, so every deal is as likely."""
+    if isinstance(rollout, RandomAgent):
+        return None
+    model = None
+    if isinstance(rollout, PPOAgent):
+        model = copy.copy(rollout)
+        model.rule = RuleAgent(seed=np.random.default_rng([seed, MODEL_STREAM]))
+    return BidInference(INFER_OVERSAMPLE, model=model, resample="systematic")
 
 
 def table_seats(games: int, players: int, seed: int, rule_tables: float = 0.0, pool_tables: float = 0.0,

@@ -153,7 +153,8 @@ class ValuesTrainer:
             seed = int(np.random.default_rng([cfg.seed, iteration, i]).integers(2**62))
             search = cfg.search_samples if cfg.targets == "search" else 0  # 0: rollout values in the true deal
             return (str(path(i)), rules_json(rules), cfg.games, seed, phases, cfg.share, checkpoint, cfg.torch_threads, search,
-                    cfg.search_top if search else 0, cfg.rule_tables, opponents, cfg.pool_tables, cfg.advice)
+                    cfg.search_top if search else 0, cfg.rule_tables, opponents, cfg.pool_tables, cfg.advice,
+                    bool(search and cfg.search_infer))
 
         sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
 

@@ -45,6 +45,7 @@ class ValuesConfig:
     targets: str = "rollout"  #: the action values: rollout (each action's round score in the true deal, played out once by the current agent) or search (its mean over --search-samples deals redrawn from what the player sees)
     search_samples: int = 8  #: with --targets search: deals redrawn per decision, each action played out in every one
     search_top: int = 0  #: with --targets search: play out only the K legal actions the previous iteration's network rates highest, and RuleAgent's choice (with --no-advice the action played; 0: every legal action; iteration 0 of a run without --start searches every one)
+    search_infer: bool = False  #: with --targets search: draw 8 deals for each one kept and keep --search-samples of them by the chance of the bids the player has seen under the rollout policy's judgement (the network's values, RuleAgent's where RuleAgent plays; random play: every deal alike), systematic draws, as the `search` agent does
     rule_tables: float = 0.0  #: share of the games played by the network in one seat against RuleAgents in the others (only its decisions kept, their rollouts with RuleAgents there too); the rest: the network at every seat
     pool_tables: float = 0.0  #: share of the games played by the network in one seat against one agent of --pool in the others, drawn per game (only its decisions kept, the rollouts with that agent there too); other games than --rule-tables' (the two sum to at most 1)
     pool: list[str] = field(default_factory=list)  #: the agents of --pool-tables, by comma: agent specs that play from observations (ppo-v3, ppo-v2, rule), checkpoint paths, or previous (the agents that collected the run's data so far: --start, or RuleAgent, and iter-0 .. iter-(k-1) when iteration k collects)
@@ -90,7 +91,7 @@ RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "l
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
                   "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
-                  "advice": True, "data_from": [], "gate": 0}
+                  "advice": True, "data_from": [], "gate": 0, "search_infer": False}
 #: The settings that are lists of strings (the other lists hold integers).
 STRING_LISTS = ("pool", "data_from")
 
@@ -111,6 +112,8 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError("--search-samples applies to --targets search only")
     if cfg.targets != "search" and cfg.search_top:
         raise ValueError("--search-top applies to --targets search only")
+    if cfg.targets != "search" and cfg.search_infer:
+        raise ValueError("--search-infer applies to --targets search only")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
     if cfg.gate == 1:  # an interval over deals needs two of them
         raise ValueError("--gate must be 0 (no gate) or at least 2 deals, not 1")
@@ -125,7 +128,8 @@ def check_config(cfg: ValuesConfig) -> None:
     options.check_memory("--samples", cfg.samples, SAMPLE_BYTES)
     options.check_memory("--games", cfg.games * cfg.workers, options.GAME_BYTES * 8)  # with the rollouts' copies
     if cfg.targets == "search":  # the copies again in every redrawn deal
-        options.check_memory("--search-samples", cfg.search_samples, options.GAME_BYTES * 8 * cfg.games * cfg.workers)
+        drawn = rv.INFER_OVERSAMPLE if cfg.search_infer else 1  # the deals drawn, of which --search-samples are kept
+        options.check_memory("--search-samples", cfg.search_samples, options.GAME_BYTES * 8 * drawn * cfg.games * cfg.workers)
     if cfg.backend == "ray":
         require_ray()  # MissingExtra naming the rllib extra, before anything is written
     if cfg.start:

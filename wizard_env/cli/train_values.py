@@ -88,6 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"{docs['play_margin']}")
     parser.add_argument("--hidden", help=f"{docs['hidden']} (default {','.join(map(str, d.hidden))})")
     parser.add_argument("--features", action="store_const", const=True, help=docs["features"])
+    parser.add_argument("--search-infer", action="store_const", const=True, help=docs["search_infer"])
     parser.add_argument("--data", choices=DATA, help=f"{docs['data']} (default {d.data})")
     parser.add_argument("--data-from", metavar="DIR,DIR,...", help=docs["data_from"])
     parser.add_argument("--mix", action=Given,
