@@ -5,6 +5,7 @@ Usage::
     python benchmarks/search_targets_speed.py                              # 4 players, 24 games, samples 4
     python benchmarks/search_targets_speed.py --players 3 --games 48 --search-samples 8 --turns 5
     python benchmarks/search_targets_speed.py --checkpoint agents/pretrained/wizard-v2.npz --search-top 4 --games 8
+    python benchmarks/search_targets_speed.py --checkpoint agents/pretrained/wizard-v7.npz --search-top 3 --search-infer
 
 What a train-values worker does in iteration 0 (RuleAgent at every seat and in the rollouts, a quarter of the
 decisions valued, ``collect_values``): once with rollout targets (every legal action played out in the true deal,
@@ -15,7 +16,8 @@ their ratio: the ratio is the figure (the machine's load moves both sides alike)
 
 ``--checkpoint``: that network plays every seat and the rollouts instead (a later iteration of expert iteration).
 ``--search-top K``: a third side, search targets with the network as prior (``--search-top K``: only its K best-rated
-actions and RuleAgent's choice played out); it needs ``--checkpoint``.
+actions and RuleAgent's choice played out); it needs ``--checkpoint``. ``--search-infer``: one more side, the last
+search side again with its deals drawn by the bids seen (``--search-infer``: 8 drawn for each one kept).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ import argparse
 import time
 
 
-def measure(rules, games: int, seed: int, search_samples: int, top: int = 0, checkpoint: str | None = None) -> tuple[int, float]:
+def measure(rules, games: int, seed: int, search_samples: int, top: int = 0, checkpoint: str | None = None,
+            infer: bool = False) -> tuple[int, float]:
     """(decisions valued, CPU seconds) of one data chunk of ``games`` games (``search_samples`` 0: rollout targets;
-    ``top``: the network prunes the search; ``checkpoint``: that network plays and rolls out, else RuleAgent)."""
+    ``top``: the network prunes the search; ``checkpoint``: that network plays and rolls out, else RuleAgent;
+    ``infer``: the deals drawn by the bids seen)."""
     import numpy as np
 
     from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent
@@ -35,7 +39,7 @@ def measure(rules, games: int, seed: int, search_samples: int, top: int = 0, che
     agent = PPOAgent.load(checkpoint, seed=np.random.default_rng([seed, 3])) if checkpoint else None
     cpu = time.process_time()
     samples = collect_values(rules, games, seed, LEARNED_PHASES["both"], 0.25, behaviour=agent, rollout=agent,
-                             search_samples=search_samples, search_top=top)
+                             search_samples=search_samples, search_top=top, search_infer=infer)
     return len(samples), time.process_time() - cpu
 
 
@@ -52,6 +56,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--checkpoint", help="a network that plays and rolls out (default: RuleAgent, iteration 0)")
     parser.add_argument("--search-top", type=int, default=0, help="also time search pruned to the network's K best actions")
+    parser.add_argument("--search-infer", action="store_true", help="also time the last search side with its deals drawn by the bids")
     args = parser.parse_args()
     if args.search_top and not args.checkpoint:
         parser.error("--search-top needs --checkpoint: the network is the prior")
@@ -62,15 +67,17 @@ def main() -> None:
 
     threadpool_limits(1, user_api="blas")
     rules = Rules.make(args.players)
-    sides = {"rollout": (0, 0), "search": (args.search_samples, 0)}
+    sides = {"rollout": (0, 0, False), "search": (args.search_samples, 0, False)}
     if args.search_top:
-        sides["top"] = (args.search_samples, args.search_top)
-    for samples, top in sides.values():  # compile and warm every path
-        measure(Rules.make(args.players, rounds=2), 2, args.seed + 1, samples, top, args.checkpoint)
+        sides["top"] = (args.search_samples, args.search_top, False)
+    if args.search_infer:
+        sides["infer"] = (args.search_samples, args.search_top, True)
+    for samples, top, infer in sides.values():  # compile and warm every path
+        measure(Rules.make(args.players, rounds=2), 2, args.seed + 1, samples, top, args.checkpoint, infer)
     rates: dict[str, list[float]] = {name: [] for name in sides}
     for turn in range(args.turns):
-        for name, (samples, top) in sides.items():
-            decisions, cpu = measure(rules, args.games, args.seed + turn, samples, top, args.checkpoint)
+        for name, (samples, top, infer) in sides.items():
+            decisions, cpu = measure(rules, args.games, args.seed + turn, samples, top, args.checkpoint, infer)
             rates[name].append(decisions / cpu)
             print(f"turn {turn}: {name:7s} targets {decisions:5,} decisions in {cpu:6.2f} CPU s: {decisions / cpu:7.1f}/s", flush=True)
     rollout, search = median(rates["rollout"]), median(rates["search"])
@@ -83,6 +90,10 @@ def main() -> None:
         top = median(rates["top"])
         print(f"  search targets, --search-top {args.search_top}:           {top:7.1f} decisions per CPU second: "
               f"{top / search:.2f}x those of the full search")
+    if args.search_infer:
+        infer, last = median(rates["infer"]), median(rates["top" if args.search_top else "search"])
+        print(f"  the same with --search-infer:              {infer:7.1f} decisions per CPU second: "
+              f"{last / infer:.2f}x the CPU time per decision")
 
 
 if __name__ == "__main__":

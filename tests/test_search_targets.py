@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from wizard_env.agents.ppo_agent import LEARNED_PHASES, load_checkpoint  # noqa: E402
+from wizard_env.agents.ppo_agent import LEARNED_PHASES, SHIPPED, load_checkpoint  # noqa: E402
 from wizard_env.agents.rollouts import rollout_values  # noqa: E402
 from wizard_env.agents.rule_agent import RuleAgent  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
@@ -49,8 +49,8 @@ def test_search_targets_are_search_values_of_the_decisions_played_from_the_seeds
     seen = []
     real = rv.search_values
 
-    def spy(batch, games, rollout, rng, samples, masks=None):
-        assert masks is None  # every legal action searched
+    def spy(batch, games, rollout, rng, samples, inference=None, masks=None):
+        assert masks is None and inference is None  # every legal action searched, in uniformly drawn deals
         seen.append((batch.copy_games(games), copy.deepcopy(rollout)))
         return real(batch, games, rollout, rng, samples)
 
@@ -157,6 +157,7 @@ def test_a_run_saved_before_search_targets_resumes_with_the_default_targets(tmp_
     ({"targets": "rollout", "search_samples": 4}, "--search-samples applies to --targets search only"),
     ({"targets": "rollout", "search_samples": 8, "search_top": 4}, "--search-top applies to --targets search only"),
     ({"search_top": -1}, "--search-top"),
+    ({"targets": "rollout", "search_samples": 8, "search_infer": True}, "--search-infer applies to --targets search only"),
 ])
 def test_impossible_search_settings_are_named(change, message):
     with pytest.raises(ValueError, match=message):
@@ -175,3 +176,57 @@ def test_the_memory_check_counts_every_redrawn_deals_copies(monkeypatch):
     check_config(dataclasses.replace(SEARCH, games=1000, search_samples=2))
     with pytest.raises(ValueError, match="--search-samples 8 would need about"):
         check_config(dataclasses.replace(SEARCH, games=1000, search_samples=8))
+    with pytest.raises(ValueError, match="--search-samples 2 would need about"):  # 8 deals drawn for each one kept
+        check_config(dataclasses.replace(SEARCH, games=1000, search_samples=2, search_infer=True))
+
+
+def test_inferred_targets_value_the_same_decisions_in_the_deals_the_bids_make_likely(monkeypatch):
+    """With ``search_infer`` the same decisions are kept, played and stored, and only the values differ: each is
+    ``search_values`` with the inference of the rollout policy (RuleAgent's bid model here), 8 deals drawn for each one
+    kept, systematic draws, from the same stream of the seed."""
+    seen = []
+    real = rv.search_values
+
+    def spy(batch, games, rollout, rng, samples, inference=None, masks=None):
+        assert inference is not None and inference.model is None  # RuleAgent plays out: its bid model
+        assert (inference.oversample, inference.resample) == (rv.INFER_OVERSAMPLE, "systematic")
+        seen.append((batch.copy_games(games), copy.deepcopy(rollout), inference))
+        return real(batch, games, rollout, rng, samples, inference, masks)
+
+    uniform = rv.collect_values(RULES, 4, seed=3, phases=PHASES, share=0.5, search_samples=2)
+    monkeypatch.setattr(rv, "search_values", spy)
+    inferred = rv.collect_values(RULES, 4, seed=3, phases=PHASES, share=0.5, search_samples=2, search_infer=True)
+    same = {name: arrays(inferred)[name] for name in ("obs_bits", "obs_small", "obs_wide", "legal", "advice")}
+    assert all(np.array_equal(value, arrays(uniform)[name]) for name, value in same.items())
+    rng = np.random.default_rng([3, rv.SEARCH_STREAM])
+    expected = np.concatenate([real(world, world.all_games, agent, rng, 2, inference) for world, agent, inference in seen])
+    np.testing.assert_array_equal(inferred.values, expected.astype(np.float32))
+    assert not np.array_equal(np.nan_to_num(inferred.values), np.nan_to_num(uniform.values))
+
+
+def test_the_bid_model_of_inferred_targets_is_the_rollout_policys_and_random_bids_tell_nothing():
+    network = rv.PPOAgent.load(SHIPPED["ppo"], seed=np.random.default_rng(1))
+    inference = rv.search_inference(network, 7)
+    assert inference is not None and inference.model is not network and inference.model.rule is not network.rule
+    observations = WizardBatch(RULES, 3, seed=2).observe(np.arange(3))
+    masks = WizardBatch(RULES, 3, seed=2).legal_masks(np.arange(3))
+    np.testing.assert_array_equal(inference.model.logits(observations, masks), network.logits(observations, masks))
+    assert rv.search_inference(RuleAgent(seed=0), 7).model is None
+    assert rv.search_inference(rv.RandomAgent(seed=0), 7) is None
+    # uniformly random bidders: the values of uniform search, draw for draw
+    random = dict(rules=RULES, games=4, seed=3, phases=PHASES, share=0.5, search_samples=2, advice=False)
+    assert_same(rv.collect_values(**random, search_infer=True), rv.collect_values(**random))
+
+
+def test_a_run_records_inferred_targets_and_resumes_only_as_it_began(tmp_path: Path, capsys):
+    search = [*ARGS, "--targets", "search", "--search-samples", "2"]
+    out, uniform = tmp_path / "run", tmp_path / "uniform"
+    assert main(["train-values", "--out", str(out), *search, "--search-infer"]) == 0
+    assert json.loads((out / "config.json").read_text())["train"]["search_infer"] is True
+    assert load_checkpoint(out / "checkpoints" / "latest.npz")[0]["train"]["search_infer"] is True
+    assert main(["train-values", "--out", str(out), *search, "--iterations", "2", "--resume"]) == 0  # as it began
+    assert load_checkpoint(out / "checkpoints" / "latest.npz")[0]["train"]["search_infer"] is True
+    assert main(["train-values", "--out", str(uniform), *search]) == 0
+    capsys.readouterr()
+    assert main(["train-values", "--out", str(uniform), *search, "--iterations", "2", "--resume", "--search-infer"]) == 2
+    assert "was started with no --search-infer" in capsys.readouterr().err
