@@ -347,6 +347,22 @@ def test_a_recipe_that_extends_another_is_that_recipe_written_out_with_its_chang
     assert recipes.first_change(out.raw, json.loads(json.dumps(wider.raw))) is None
 
 
+def test_a_new_step_after_a_base_step_comes_right_after_it_and_the_new_steps_placed_there_before_it(tmp_path: Path):
+    write_recipe(tmp_path)
+    placed = EXTENDED.replace('name = "battery-3p"', 'name = "battery-3p"\nafter = "fit"')
+    more = placed.replace('checkpoint = "margins"', 'checkpoint = "fit"')
+    for name in ("again", "twice"):  # placed after the fit too, in this file's order, then one at the end
+        more += f'[[step]]\nname = "{name}"\nkind = "eval-suite"\ncheckpoint = "fit"\ndeals = 2\nreferences = []\nplayers = [3]\n'
+        more += 'after = "fit"\n' if name == "again" else ""
+    (tmp_path / "wider.toml").write_text(more)
+    wider = recipes.load(tmp_path / "wider.toml")
+    assert [s.name for s in wider.steps] == ["data", "fit", "battery-3p", "again", "margins", "battery", "publish", "twice"]
+    assert all("after" not in table for table in wider.raw["step"])  # the recipe written out has them in place
+    (tmp_path / "wider.toml").write_text(placed)  # it now comes before the step it names
+    with pytest.raises(ValueError, match="step 3 'battery-3p', key 'checkpoint': 'margins' is not an earlier step"):
+        recipes.load(tmp_path / "wider.toml")
+
+
 def test_a_base_in_another_folder_keeps_naming_the_checkpoints_it_named(tmp_path: Path):
     shipped = ROOT / "agents" / "pretrained"
     base, folder = tmp_path / "base", tmp_path / "mine" / "deeper"
@@ -370,6 +386,8 @@ def test_a_base_in_another_folder_keeps_naming_the_checkpoints_it_named(tmp_path
     (EXTENDED.replace("grid = [[0, 0], [1, 1], [1.5, 3]]", "grid = [[0, 0], [-1, 1]]"), "wider", "step 3 'margins', key 'grid'"),
     (EXTENDED.replace('name = "tiny-wider"\n', ""), "wider", "key 'name'"),
     (EXTENDED + '[[step]]\nname = "margins"\ndeals = 3\n', "wider", "step 'margins', key 'name'"),
+    (EXTENDED.replace('players = [3]', 'players = [3]\nafter = "nowhere"'), "wider", "step 'battery-3p', key 'after'"),
+    (EXTENDED.replace('grid = [[0, 0]', 'after = "data"\ngrid = [[0, 0]'), "wider", "step 'margins', key 'after'"),
 ])
 def test_a_bad_extending_recipe_is_named_by_its_file_and_key(tmp_path: Path, text, file, where):
     write_recipe(tmp_path)

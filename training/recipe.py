@@ -18,7 +18,8 @@ other than every eval-suite step's (S, S + 1, S + 2), so the margins are not cho
 
 ``extends = "other.toml"`` (read from the file's folder) makes a recipe the other one with changes: a ``[[step]]``
 named as one of the other's gives the keys that replace that step's (a list whole), one of a new name is added
-after the other's steps. The recipe a run records and compares (``Recipe.raw``) is the one written out.
+after the other's steps, or with ``after = "STEP"`` right after the other's step of that name. The recipe a run
+records and compares (``Recipe.raw``) is the one written out.
 """
 
 from __future__ import annotations
@@ -64,8 +65,7 @@ def _kind_of(default: Any) -> str:
 
 
 def _dataclass_keys(cls) -> dict[str, tuple[str, Any]]:
-    defaults = dataclasses.asdict(cls())
-    return {k: ("rounds" if k == "rounds" else _kind_of(v), v) for k, v in defaults.items()}
+    return {k: ("rounds" if k == "rounds" else _kind_of(v), v) for k, v in dataclasses.asdict(cls()).items()}
 
 
 #: The keys of each kind of step besides ``name`` and ``kind``: (kind of value, default).
@@ -190,9 +190,9 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _expanded(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
-    """The file's TOML with its ``extends`` written out: the base recipe's steps in the base's order, each with the
-    keys that a ``[[step]]`` of the same name in this file gives in place of the base's, then this file's steps of
-    new names; this file's ``name``, and its ``description`` or else the base's. ``seen``: the files extending it."""
+    """The file's TOML with its ``extends`` written out: the base's steps in order, each with the keys a ``[[step]]``
+    of its name here gives in place of its own, then this file's steps of new names (``after = "STEP"``: after the
+    base's STEP); this file's ``name``, and its ``description`` or else the base's. ``seen``: the files extending it."""
     raw = _read(path)
     if "extends" not in raw:
         return raw
@@ -213,17 +213,23 @@ def _expanded(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise fail("key 'step'", "expected [[step]] tables")
     steps = [_rebased(dict(t), base_path.parent, path.parent) for t in base["step"]]
+    later: dict[Any, list[dict]] = {t["name"]: [] for t in [*steps, {"name": None}]}  # new steps after each (None: all)
     for index, table in enumerate(tables):
         if any(t.get("name") == table.get("name") for t in tables[:index]):
             raise fail(f"step {table.get('name')!r}, key 'name'", "named by an earlier [[step]] of this file too")
         same = next((s for s in steps if s.get("name") == table.get("name")), None)
+        after = table.pop("after", None)
+        if after is not None and (same is not None or not isinstance(after, str) or after not in later):
+            raise fail(f"step {table.get('name')!r}, key 'after'", f"{table['name']!r} is a step of {base_path}, which "
+                       "keeps its place" if same is not None else f"expected a step of {base_path}, not {after!r}")
         if same is None:
-            steps.append(table)
+            later[after].append(table)
         elif table.get("kind", same.get("kind")) != same.get("kind"):
             raise fail(f"step {table['name']!r}, key 'kind'", f"{base_path} has it as a {same.get('kind')} step: a step of the "
                        f"same name overrides its keys and keeps its kind, not {table['kind']!r} (give it another name)")
         else:
             same.update(table)
+    steps = [*(step for t in steps for step in (t, *later[t["name"]])), *later[None]]
     description = {"description": base["description"]} if "description" in base and "description" not in raw else {}
     return {**raw, **description, "step": steps}
 
