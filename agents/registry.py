@@ -1,11 +1,11 @@
 """Agents by name, as the command line and replay files write them.
 
 ``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values and
-expert iteration; see its MODEL_CARD.md); ``ppo-v7`` (wizard-v7 by a name that stays when ``ppo`` moves on);
-``ppo-v6`` (the agent shipped before it, the iteration its gated run kept before ``ppo``); ``ppo-v5`` (the network that
-run started from); ``ppo-v4`` (the one shipped before that, which ``ppo-v5`` was trained from); ``ppo-v3`` (which
-``ppo-v4`` was trained from); ``ppo-v2`` (which ``ppo-v3`` was trained from); ``ppo-v1`` (which ``ppo-v2`` was
-trained from);
+expert iteration; see its MODEL_CARD.md); ``ppo-v8`` (wizard-v8 by a name that stays when ``ppo`` moves on);
+``ppo-v7`` (the agent shipped before it, which its run started from); ``ppo-v6`` (the one before, the iteration its
+gated run kept before ``ppo-v7``); ``ppo-v5`` (the network that run started from); ``ppo-v4`` (the one shipped
+before that, which ``ppo-v5`` was trained from); ``ppo-v3`` (which ``ppo-v4`` was trained from); ``ppo-v2`` (which
+``ppo-v3`` was trained from); ``ppo-v1`` (which ``ppo-v2`` was trained from);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
 ``baseline:PATH`` (a from-scratch baseline of ``wizard baseline``, or a run folder: its network, which reads the
@@ -15,7 +15,7 @@ observation alone, makes every decision, greedily over the legal actions; a netw
 ``over=K``, ``temp=T`` and ``resample=multinomial|systematic``, and ``top=K`` (search only the network's K best-rated
 actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``, ``pimc:samples=16:rollout=ppo:top=4``; it
 plays where the games are at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``:
-the shipped network as rollout policy, prior and bid model, worlds weighed by the bids; its own options override them,
+``ppo-v7`` as rollout policy, prior and bid model, worlds weighed by the bids; its own options override them,
 ``search:samples=16``).
 A ``ppo`` spec takes the option ``play=rule`` to hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
 since ``,`` separates the agents of ``--agents``); and for a network of ``wizard train-values`` ``margin=X`` (points a
@@ -107,8 +107,9 @@ def _pimc(arg: str | None, seed: Seed) -> Agent:
 #: ``search``: the strongest agent measured (docs/search.md, "Search with the network"; its model card,
 #: agents/pretrained/MODEL_CARD-search.md), ``pimc`` with these options; a ``search`` spec's own options override them
 #: (``search:samples=16``). It was ``pimc:samples=16:rollout=ppo:top=3:infer=bids`` and then
-#: ``pimc:samples=32:rollout=ppo:top=3:infer=bids`` (RuleAgent's bid model) until 2026-12-05.
-SEARCH_OPTIONS = "samples=32:rollout=ppo:top=3:infer=bids:model=ppo:over=8:resample=systematic"
+#: ``pimc:samples=32:rollout=ppo:top=3:infer=bids`` (RuleAgent's bid model) until 2026-12-05, with ``ppo`` then
+#: wizard-v7; it names wizard-v7 (``ppo-v7``) since ``ppo`` became wizard-v8, so that it plays what was measured.
+SEARCH_OPTIONS = "samples=32:rollout=ppo-v7:top=3:infer=bids:model=ppo-v7:over=8:resample=systematic"
 
 
 def _search(arg: str | None, seed: Seed) -> Agent:

@@ -248,16 +248,37 @@ def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, star
     recipe = recipes.load(ROOT / "training" / "recipes" / f"{name}.toml")
     assert [s.kind for s in recipe.steps if s.name != "v5data"] == ["train-values", "eval-suite", "publish"]
     (cfg,) = recipe.step("data").values_stages()
-    shipped = load_checkpoint(ROOT / "agents" / "pretrained" / f"{name}.npz")[0]
-    trained = {**LATER_DEFAULTS, **shipped["train"]}  # settings added since, at the value the run had
-    trained["data_from"] = [Path(folder).name for folder in trained["data_from"]]
-    assert Path(cfg.start) == (ROOT / "agents" / "pretrained" / start).resolve()
-    assert Path(trained.pop("start")).parts[-3:] == ("agents", "pretrained", start)
-    assert trained.pop("method") == "rollout-values" and shipped["iteration"] == cfg.iterations - 1
-    trained.pop("workers"), trained.pop("iterations")
-    assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("start", "workers", "iterations")} == trained
+    assert_recorded(cfg, name, start, cfg.iterations - 1)
     assert {k: getattr(cfg, k) for k in distinct} == distinct and cfg.targets == "search"
     assert recipe.step("battery").keys["references"][0] == reference
+
+
+def assert_recorded(cfg, name: str, start: str, iteration: int, folders: dict[str, str] | None = None) -> None:
+    """The settings ``name``.npz records are ``cfg``'s, but the paths' ends, the workers and the iteration counts;
+    ``folders``: the step named by the folder the run read under another name."""
+    shipped = load_checkpoint(ROOT / "agents" / "pretrained" / f"{name}.npz")[0]
+    trained = {**LATER_DEFAULTS, **shipped["train"]}  # settings added since, at the value the run had
+    trained["data_from"] = [(folders or {}).get(Path(f).name, Path(f).name) for f in trained["data_from"]]
+    assert Path(cfg.start) == (ROOT / "agents" / "pretrained" / start).resolve()
+    assert Path(trained.pop("start")).parts[-3:] == ("agents", "pretrained", start)
+    assert trained.pop("method") == "rollout-values" and shipped["iteration"] == iteration
+    trained.pop("workers"), trained.pop("iterations")
+    assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("start", "workers", "iterations")} == trained
+
+
+def test_wizard_v8_is_wizard_v7s_run_to_six_iterations_then_inferred_targets_from_wizard_v7():
+    """wizard-v8.toml extends wizard-v7.toml: its data step runs two iterations more (both rejected, so its latest is
+    wizard-v7.npz), and the new step ``infer``, right after it, is what wizard-v8.npz records: the data step's folder
+    was read as ``v7-more`` (wizard-v7's recipe run resumed to six iterations), and iteration 3 is the last its gate
+    kept. The battery and the publish step take ``infer``'s network."""
+    v8, v7 = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v8", "wizard-v7"))
+    assert [s.name for s in v8.steps] == ["v5data", "data", "infer", "battery", "publish"]
+    assert v8.step("data").keys == {**v7.step("data").keys, "iterations": 6} and v8.step("v5data") == v7.step("v5data")
+    (cfg,) = v8.step("infer").values_stages()
+    assert cfg.search_infer and cfg.data_from == ["v5data", "data"] and cfg.gate == 1000
+    assert_recorded(cfg, "wizard-v8", "wizard-v7.npz", 3, {"v7-more": "data"})
+    assert v8.step("battery").keys["checkpoint"] == v8.step("publish").keys["checkpoint"] == "infer"
+    assert v8.step("battery").keys["references"] == ["ppo-v7", "ppo-v6"]
 
 
 def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data_step():
