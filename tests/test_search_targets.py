@@ -208,8 +208,8 @@ def test_the_bid_model_of_inferred_targets_is_the_rollout_policys_and_random_bid
     network = rv.PPOAgent.load(SHIPPED["ppo"], seed=np.random.default_rng(1))
     inference = rv.search_inference(network, 7)
     assert inference is not None and inference.model is not network and inference.model.rule is not network.rule
-    observations = WizardBatch(RULES, 3, seed=2).observe(np.arange(3))
-    masks = WizardBatch(RULES, 3, seed=2).legal_masks(np.arange(3))
+    batch = WizardBatch(RULES, 3, seed=2)
+    observations, masks = batch.observe(batch.all_games), batch.legal_masks(batch.all_games)
     np.testing.assert_array_equal(inference.model.logits(observations, masks), network.logits(observations, masks))
     assert rv.search_inference(RuleAgent(seed=0), 7).model is None
     assert rv.search_inference(rv.RandomAgent(seed=0), 7) is None

@@ -101,8 +101,7 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
     learned[list(phases)] = True
     prior = None  # the network that prunes the search: ``rollout`` with a RuleAgent of its own, so the rollouts draw as without it
     if search_samples and search_top and isinstance(rollout, PPOAgent):
-        prior = copy.copy(rollout)
-        prior.rule = RuleAgent(seed=np.random.default_rng([seed, PRIOR_STREAM]))
+        prior = own_rule_copy(rollout, seed, PRIOR_STREAM)
     inference = search_inference(rollout, seed) if search_samples and search_infer else None
     owners = table_seats(games, rules.num_players, seed, rule_tables, pool_tables, len(pool))  # who holds each seat
     # the opponents by owner: RuleAgent in the rollouts of rule tables (at the table its seats play the hint; without
@@ -169,11 +168,16 @@ def search_inference(rollout: Agent, seed: int) -> BidInference | None:
     hand, so every deal is as likely."""
     if isinstance(rollout, RandomAgent):
         return None
-    model = None
-    if isinstance(rollout, PPOAgent):
-        model = copy.copy(rollout)
-        model.rule = RuleAgent(seed=np.random.default_rng([seed, MODEL_STREAM]))
+    model = own_rule_copy(rollout, seed, MODEL_STREAM) if isinstance(rollout, PPOAgent) else None
     return BidInference(INFER_OVERSAMPLE, model=model, resample="systematic")
+
+
+def own_rule_copy(network: PPOAgent, seed: int, stream: int) -> PPOAgent:
+    """A copy of ``network`` whose RuleAgent (its advice) draws from the seed's ``stream``, so that reading its logits
+    elsewhere (the search's prior, the bid model) leaves the draws of ``network`` itself as they were."""
+    copied = copy.copy(network)
+    copied.rule = RuleAgent(seed=np.random.default_rng([seed, stream]))
+    return copied
 
 
 def table_seats(games: int, players: int, seed: int, rule_tables: float = 0.0, pool_tables: float = 0.0,
