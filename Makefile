@@ -2,13 +2,18 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PIP := $(BIN)/python -m pip install -q -c constraints.txt
+# A download cut off part way (it happened to CI: a 55 MB wheel stuck at 48.5 MB through pip's own retries) is
+# resumed more times than pip's default, and a failed install is run again after a pause, twice at most.
+export PIP_RETRIES ?= 10
+export PIP_RESUME_RETRIES ?= 20
+RETRY := sh -c 'for try in 1 2 3; do "$$@" && exit 0; [ $$try = 3 ] || { echo "pip failed (try $$try of 3); again in 30 s"; sleep 30; }; done; exit 1' retry
+PIP := $(RETRY) $(BIN)/python -m pip install -q -c constraints.txt
 
 .PHONY: demo test test-core typecheck install install-dev install-rllib clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	$(RETRY) $(BIN)/python -m pip install -q --upgrade pip
 
 # The env and the agents, with the eval extra (ratings and plot) that `wizard eval`, and so the demo, needs.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
@@ -29,8 +34,8 @@ install-dev: $(VENV)/.installed-dev
 RLLIB_VENV := .venv-rllib
 $(RLLIB_VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(RLLIB_VENV)
-	$(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
-	$(RLLIB_VENV)/bin/python -m pip install -q -c constraints.txt -e ".[rllib,eval,dev]"
+	$(RETRY) $(RLLIB_VENV)/bin/python -m pip install -q --upgrade pip
+	$(RETRY) $(RLLIB_VENV)/bin/python -m pip install -q -c constraints.txt -e ".[rllib,eval,dev]"
 	touch $@
 
 install-rllib: $(RLLIB_VENV)/.installed
