@@ -9,13 +9,14 @@ eval-iterations`` pairs them:
 - ``previous``: the candidate against three copies of the earlier network, the candidate's score minus theirs;
 - ``self_play_change``: four copies of the candidate minus four of the earlier network, mean score per player.
 
-The candidate is **kept** when it beats the earlier network head to head (``previous`` above 0) and does not lose
-in self-play (``self_play_change`` at least 0): the means, so that a level step is a coin toss rather than a sure
-rejection. A kept candidate becomes ``latest.npz`` and collects the next iteration's data; a rejected one stays on
-disk as ``checkpoints/iter-K.npz`` but plays no further part: the next iteration collects with the earlier network
-again and fits from its weights, on the data so far (with ``--data all``, the rejected iteration's data too, which
-the earlier network collected). The verdict is ``checkpoints/iter-K.gate.json`` (``read_gate``), written atomically
-after the games; an iteration counts as finished once it is there, so a run killed during the gate plays it again on
+The candidate is **kept** when it beats the earlier network head to head (``previous`` above 0) and does not lose in
+self-play (``self_play_change`` at least 0): the means, so that a level step is a coin toss rather than a sure
+rejection (docs/recipes.md, "How many deals a gate needs": the chance that a slightly worse fit passes, by DEALS). A
+kept candidate becomes ``latest.npz`` and collects the next iteration's data; a rejected one stays on disk as
+``checkpoints/iter-K.npz`` but plays no further part: the next iteration collects with the earlier network again and
+fits from its weights, on the data so far (with ``--data all``, the rejected iteration's data too, which the earlier
+network collected). The verdict is ``checkpoints/iter-K.gate.json`` (``read_gate``), written atomically after the
+games; an iteration counts as finished once it is there, so a run killed during the gate plays it again on
 ``--resume``, with the same figures.
 
 Iteration 0 of a run without ``--start`` is not gated (there is no earlier network: RuleAgent, or random play,

@@ -65,7 +65,7 @@ class ValuesConfig:
     backend: str = "local"  #: where the data chunks are collected: local (worker processes) or ray (Ray tasks)
     address: str = ""  #: with --backend ray: the Ray cluster to join (HOST:PORT or auto; default: a local Ray instance)
     start: str = ""  #: a train-values checkpoint that collects iteration 0's data and whose weights its fit starts from (default: RuleAgent collects, the fit starts fresh)
-    gate: int = 0  #: after each fit, duplicate deals of the new network against the one whose weights it started from, head to head and in self-play: it is kept (collects the next iteration, becomes latest.npz) only if it wins head to head and does not lose in self-play, else the next iteration collects and fits from the earlier network again (0: no gate, every iteration kept)
+    gate: int = 0  #: after each fit, duplicate deals of the new network against the one whose weights it started from, head to head and in self-play: it is kept (collects the next iteration, becomes latest.npz) only if it wins head to head and does not lose in self-play, else the next iteration collects and fits from the earlier network again (0: no gate, every iteration kept); more deals keep fewer worse fits: one 1 point worse in self-play passes 1,000 deals about one time in four, 4,000 one in nine
     advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
 
 
