@@ -187,6 +187,13 @@ class _VoidDeals:
         return np.concatenate(taken + [rest[rng.random(len(rest)).argsort()]]).astype(np.int64)
 
 
+def _card_counts(cards: np.ndarray) -> np.ndarray:
+    """[rows, card types] counts of each row of ``cards`` ([rows, k] card types): a bincount per row."""
+    rows = len(cards)
+    offsets = np.arange(rows)[:, None] * NUM_CARD_TYPES
+    return np.bincount((offsets + cards).ravel(), minlength=rows * NUM_CARD_TYPES).reshape(rows, NUM_CARD_TYPES)
+
+
 def _redraw(batch: WizardBatch, new: WizardBatch, game: int, observer: int, rows: np.ndarray, visible: np.ndarray,
             rng: np.random.Generator) -> None:
     """Write into rows ``rows`` of ``new`` (copies of ``game``) the redrawn hands, stack, deck orders and hidden bids."""
@@ -195,20 +202,25 @@ def _redraw(batch: WizardBatch, new: WizardBatch, game: int, observer: int, rows
     pool, plan = deal_plan(batch, game, observer)
     deals = sample_deals(pool, plan, rng, len(rows))
     turned = int(batch.trump_card[game])
-    for row, deal in zip(rows, deals):
-        cards, start = pool[deal], 0
-        stack = np.zeros(0, dtype=np.int64)
-        for seat, count, _ in plan:
-            mine = cards[start:start + count]
-            start += count
-            if seat == _STACK:
-                stack = mine
-            else:
-                new.hands[row, seat] = np.bincount(mine, minlength=NUM_CARD_TYPES)
-        dealt = [np.repeat(np.arange(NUM_CARD_TYPES), new.hands[row, s] + new.played[row, s]) for s in range(n)]
-        order = np.concatenate([*dealt, np.array([turned] if turned != NO_CARD else [], dtype=np.int64), stack])
-        assert len(order) == DECK_SIZE and all(len(d) == size for d in dealt)
-        new.orders[row, r] = order
+    cards, start = pool[deals], 0  # [copies, unseen cards]: each copy's cards, slot after slot of the plan
+    stack = cards[:, :0]
+    for seat, count, _ in plan:
+        mine = cards[:, start:start + count]
+        start += count
+        if seat == _STACK:
+            stack = mine
+        else:
+            new.hands[rows, seat] = _card_counts(mine)
+    # This round's deck order deals each seat its cards (the new hand and those it played), by card type, seat
+    # after seat, then the turned-up card and the stack.
+    dealt = (new.hands[rows] + new.played[rows]).astype(np.int64)  # [copies, seats, card types]
+    assert (dealt.sum(axis=2) == size).all()
+    types = np.broadcast_to(np.arange(NUM_CARD_TYPES), dealt.shape)
+    by_seat = np.repeat(types.ravel(), dealt.ravel()).reshape(len(rows), n * size)
+    up = np.full((len(rows), int(turned != NO_CARD)), turned, dtype=np.int64)
+    order = np.concatenate([by_seat, up, stack], axis=1)
+    assert order.shape[1] == DECK_SIZE
+    new.orders[rows, r] = order
     others = [k for k in range(batch.rules.num_rounds) if k != r]
     if others:
         shuffles = rng.random((len(rows), len(others), DECK_SIZE)).argsort(axis=2)
