@@ -8,7 +8,10 @@ repository root, as its script folder) imports the old package whole. Each commi
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
 import tarfile
 import tempfile
 from io import BytesIO
@@ -60,3 +63,21 @@ def network(path: str | None) -> str:
 
         path = str(PRETRAINED)
     return str(Path(path).resolve())
+
+
+def run_fresh(script: str, args: list[str], tree: Path | None, what: str) -> dict:
+    """Run ``script`` (a benchmark in this folder) with ``args`` in a fresh process, on the reference code (``tree``)
+    or this checkout's (None), and return the JSON object its last line prints. That object names the code it ran as
+    ``code`` (the folder above the ``wizard_env`` it imported), which is checked; a failure exits naming ``what``."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
+    done = subprocess.run([sys.executable, script, *args], env=env, capture_output=True, text=True,
+                          cwd=Path(script).resolve().parent)
+    if done.returncode:
+        sys.exit(f"{what} measurement failed:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    expected = str(tree) if tree is not None else str(ROOT)
+    if not result["code"].startswith(expected):
+        sys.exit(f"the {what} measurement ran the code in {result['code']}, not {expected}")
+    return result

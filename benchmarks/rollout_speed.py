@@ -24,16 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 try:
-    from benchmarks.reference_tree import BEFORE_THROUGHPUT, network, reference_tree
+    from benchmarks.reference_tree import BEFORE_THROUGHPUT, network, reference_tree, run_fresh
 except ImportError:  # run as a script from benchmarks/
-    from reference_tree import BEFORE_THROUGHPUT, network, reference_tree
+    from reference_tree import BEFORE_THROUGHPUT, network, reference_tree, run_fresh
 
 
 def measure(kind: str, players: int, games: int, seed: int, checkpoint: str) -> dict:
@@ -87,20 +84,9 @@ def measure(kind: str, players: int, games: int, seed: int, checkpoint: str) -> 
 
 def run(kind: str, tree: Path | None, args: argparse.Namespace) -> dict:
     """One measurement in a fresh process: the reference code (``tree``) or this checkout's (None)."""
-    env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(tree), *filter(None, [env.get("PYTHONPATH")])])
     games = args.games if kind == "values" else args.pimc_games
-    command = [sys.executable, __file__, "--measure", kind, "--players", str(args.players), "--games", str(games),
-               "--seed", str(args.seed), "--checkpoint", args.checkpoint]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=Path(__file__).parent)
-    if done.returncode:
-        sys.exit(f"{kind} measurement failed:\n{done.stderr[-3000:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    expected = str(tree) if tree is not None else str(Path(__file__).resolve().parent.parent)
-    if not result["code"].startswith(expected):
-        sys.exit(f"the {kind} measurement ran the code in {result['code']}, not {expected}")
-    return result
+    return run_fresh(__file__, ["--measure", kind, "--players", str(args.players), "--games", str(games),
+                                "--seed", str(args.seed), "--checkpoint", args.checkpoint], tree, kind)
 
 
 def median(values: list[float]) -> float:
