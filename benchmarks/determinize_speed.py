@@ -2,16 +2,18 @@
 
 Usage::
 
-    python benchmarks/determinize_speed.py --reference HEAD~1                 # 64 copies a game, as --search-infer
-    python benchmarks/determinize_speed.py --reference HEAD~1 --samples 16    # as pimc:samples=16
+    python benchmarks/determinize_speed.py                        # 64 copies a game, as --search-infer
+    python benchmarks/determinize_speed.py --samples 16           # as pimc:samples=16
+    python benchmarks/determinize_speed.py --reference HEAD~1     # against another commit
 
 ``determinize`` of ``--games`` positions of a full ``--players``-player game (each a random number of random legal
-moves in, from ``--seed``), ``--samples`` copies of each, seen by the seat to move: 64 is what ``wizard
-train-values --search-infer`` redraws for each valued decision at ``--search-samples 8``, 16 what
-``pimc:samples=16`` redraws. Timed in turn by the reference code (``--reference``: a commit, exported with
-``reference_tree``) and by this checkout, ``--turns`` times, each in a fresh process, after a first call that
-compiles and warms. Prints copies per CPU second of each, their ratio, and whether the two versions made the same
-copies (a digest of every array of the new batch): the speed-up counts only if they did.
+moves in, from ``--seed``), ``--samples`` copies of each, seen by the seat to move: 64 is what ``wizard train-values
+--search-infer`` redraws for each valued decision at ``--search-samples 8``, 16 what ``pimc:samples=16`` redraws.
+Timed in turn by the reference code (``--reference``: a commit, exported with ``reference_tree``; by default the
+code before determinize wrote a game's copies in one pass) and by this checkout, ``--turns`` times, each in a fresh
+process, after a first call that compiles and warms. Prints copies per CPU second of each, their ratio, and whether
+the two versions made the same copies (a digest of every array of the new batch): the speed-up counts only if they
+did.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ try:
     from benchmarks.reference_tree import reference_tree, run_fresh
 except ImportError:  # run as a script from benchmarks/
     from reference_tree import reference_tree, run_fresh
+
+#: The last commit before determinize wrote a game's copies in one pass: the default reference.
+BEFORE_ONE_PASS = "ddbbe84"
 
 
 def measure(players: int, games: int, samples: int, seed: int) -> dict:
@@ -66,7 +71,7 @@ def median(values: list[float]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reference", default="HEAD~1", help="git revision of the code to compare with")
+    parser.add_argument("--reference", default=BEFORE_ONE_PASS, help="git revision of the code to compare with")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=400, help="positions determinized in each measurement")
     parser.add_argument("--samples", type=int, default=64, help="copies of each position")
