@@ -40,6 +40,7 @@ import numpy as np
 from wizard_env.engine.actions import BID_OFFSET, Phase
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.cards import NO_CARD
+from wizard_env.engine.determinize import row_counts
 from wizard_env.engine.rules import MAX_HAND_SIZE
 
 from .ppo_agent import SHIPPED, VALUE_UNIT, PPOAgent
@@ -98,7 +99,7 @@ class BidInference:
             drawn = np.stack([np.searchsorted(e, p, side="right") for e, p in zip(edges, points)])
         else:
             drawn = np.stack([rng.choice(group, samples, p=p) for p in chances])
-        counts = np.stack([np.bincount(d, minlength=group) for d in drawn]).ravel()
+        counts = row_counts(drawn, group).ravel()
         rows = np.flatnonzero(counts)
         return rows, counts[rows] / samples
 

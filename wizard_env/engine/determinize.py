@@ -187,11 +187,12 @@ class _VoidDeals:
         return np.concatenate(taken + [rest[rng.random(len(rest)).argsort()]]).astype(np.int64)
 
 
-def _card_counts(cards: np.ndarray) -> np.ndarray:
-    """[rows, card types] counts of each row of ``cards`` ([rows, k] card types): a bincount per row."""
-    rows = len(cards)
-    offsets = np.arange(rows)[:, None] * NUM_CARD_TYPES
-    return np.bincount((offsets + cards).ravel(), minlength=rows * NUM_CARD_TYPES).reshape(rows, NUM_CARD_TYPES)
+def row_counts(values: np.ndarray, length: int) -> np.ndarray:
+    """[rows, length] int64 counts of each row of ``values`` ([rows, k] integers from 0 to length - 1): a bincount
+    per row, in one call."""
+    rows = len(values)
+    offsets = np.arange(rows)[:, None] * length
+    return np.bincount((offsets + values).ravel(), minlength=rows * length).reshape(rows, length)
 
 
 def _redraw(batch: WizardBatch, new: WizardBatch, game: int, observer: int, rows: np.ndarray, visible: np.ndarray,
@@ -210,7 +211,7 @@ def _redraw(batch: WizardBatch, new: WizardBatch, game: int, observer: int, rows
         if seat == _STACK:
             stack = mine
         else:
-            new.hands[rows, seat] = _card_counts(mine)
+            new.hands[rows, seat] = row_counts(mine, NUM_CARD_TYPES)
     # This round's deck order deals each seat its cards (the new hand and those it played), by card type, seat
     # after seat, then the turned-up card and the stack.
     dealt = (new.hands[rows] + new.played[rows]).astype(np.int64)  # [copies, seats, card types]
