@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks.reference_tree import reference_tree, run_fresh
+    from benchmarks.reference_tree import median, reference_tree, run_fresh
 except ImportError:  # run as a script from benchmarks/
-    from reference_tree import reference_tree, run_fresh
+    from reference_tree import median, reference_tree, run_fresh
 
 #: The last commit before determinize wrote a game's copies in one pass: the default reference.
 BEFORE_ONE_PASS = "ddbbe84"
@@ -63,10 +63,6 @@ def measure(players: int, games: int, samples: int, seed: int) -> dict:
         digest.update(np.ascontiguousarray(getattr(copies, name)).tobytes())
     return {"code": str(Path(wizard_env.__file__).parent.parent), "copies": int(copies.batch_size), "cpu_s": spent,
             "per_s": copies.batch_size / spent, "digest": digest.hexdigest()}
-
-
-def median(values: list[float]) -> float:
-    return sorted(values)[len(values) // 2]
 
 
 def main() -> None:

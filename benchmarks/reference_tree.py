@@ -81,3 +81,8 @@ def run_fresh(script: str, args: list[str], tree: Path | None, what: str) -> dic
     if not result["code"].startswith(expected):
         sys.exit(f"the {what} measurement ran the code in {result['code']}, not {expected}")
     return result
+
+
+def median(values: list[float]) -> float:
+    """The middle value (the upper of the two middle ones for an even count), as the comparison benchmarks report."""
+    return sorted(values)[len(values) // 2]

@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks.reference_tree import BEFORE_THROUGHPUT, network, reference_tree, run_fresh
+    from benchmarks.reference_tree import BEFORE_THROUGHPUT, network, median, reference_tree, run_fresh
 except ImportError:  # run as a script from benchmarks/
-    from reference_tree import BEFORE_THROUGHPUT, network, reference_tree, run_fresh
+    from reference_tree import BEFORE_THROUGHPUT, network, median, reference_tree, run_fresh
 
 
 def measure(kind: str, players: int, games: int, seed: int, checkpoint: str) -> dict:
@@ -87,10 +87,6 @@ def run(kind: str, tree: Path | None, args: argparse.Namespace) -> dict:
     games = args.games if kind == "values" else args.pimc_games
     return run_fresh(__file__, ["--measure", kind, "--players", str(args.players), "--games", str(games),
                                 "--seed", str(args.seed), "--checkpoint", args.checkpoint], tree, kind)
-
-
-def median(values: list[float]) -> float:
-    return sorted(values)[len(values) // 2]
 
 
 def main() -> None:
