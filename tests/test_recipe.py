@@ -281,6 +281,26 @@ def test_wizard_v8_is_wizard_v7s_run_to_six_iterations_then_inferred_targets_fro
     assert v8.step("battery").keys["references"] == ["ppo-v7", "ppo-v6"]
 
 
+def test_wizard_v9_is_wizard_v8s_recipe_then_a_step_from_wizard_v8_gated_on_4000_deals():
+    """wizard-v9.toml extends wizard-v8.toml, every step of it unchanged, with the step ``climb`` right after ``infer``:
+    wizard-v8's inferred targets and settings from the shipped wizard-v8.npz, reading the data of wizard-v8's three
+    data-making steps, on a gate of 4,000 deals, a pool one network later and its own seed; climb's is the network
+    wizard-v9.npz records (iteration 0, the one its gate kept of two), and the battery measures it against the two
+    networks before it."""
+    v9, v8 = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v9", "wizard-v8"))
+    assert [s.name for s in v9.steps] == ["v5data", "data", "infer", "climb", "battery", "publish"]
+    assert all(v9.step(name) == v8.step(name) for name in ("v5data", "data", "infer"))
+    (cfg,) = v9.step("climb").values_stages()
+    (infer,) = v8.step("infer").values_stages()
+    changed = {"start", "data_from", "gate", "pool", "seed", "iterations"}
+    assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in changed} == \
+        {k: v for k, v in dataclasses.asdict(infer).items() if k not in changed}
+    assert (cfg.data_from, cfg.gate, cfg.pool, cfg.seed) == (["v5data", "data", "infer"], 4000, ["previous", "ppo-v7", "ppo-v6", "ppo-v5"], 9)
+    assert_recorded(cfg, "wizard-v9", "wizard-v8.npz", 0)
+    assert v9.step("battery").keys["checkpoint"] == v9.step("publish").keys["checkpoint"] == "climb"
+    assert v9.step("battery").keys["references"] == ["ppo-v8", "ppo-v7"]
+
+
 def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data_step():
     """wizard-v6.toml's v5data step is wizard-v5.toml's data step, setting for setting: the data it rebuilds are
     those the start of its gated step (wizard-v5.npz) was fitted on."""
