@@ -191,7 +191,7 @@ def test_the_same_seed_gives_the_same_data_and_another_seed_other_tables():
     (dict(pool_tables=0.5, rule_tables=0.6, pool=["rule"]), r"--pool-tables 0.5 with --rule-tables 0.6: .* at most 1"),
     (dict(pool_tables=0.5), "--pool-tables needs --pool"),
     (dict(pool=["ppo-v3"]), "--pool applies to --pool-tables only"),
-    (dict(pool_tables=0.5, pool=["ppo-v9"]), "--pool ppo-v9: not an agent of the registry"),
+    (dict(pool_tables=0.5, pool=["ppo-v99"]), "--pool ppo-v99: not an agent of the registry"),
     (dict(pool_tables=0.5, pool=["pimc:samples=2"]), "--pool pimc:samples=2: a search agent"),
     (dict(pool_tables=0.5, pool=["search"]), "--pool search: a search agent"),
     (dict(pool_tables=0.5, pool=["ppo-bid"]), "--pool ppo-bid: its network was trained for 4 players, not the 3 of --mix"),
