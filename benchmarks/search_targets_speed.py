@@ -25,6 +25,11 @@ from __future__ import annotations
 import argparse
 import time
 
+try:
+    from benchmarks.reference_tree import median
+except ImportError:  # run as a script from benchmarks/
+    from reference_tree import median
+
 
 def measure(rules, games: int, seed: int, search_samples: int, top: int = 0, checkpoint: str | None = None,
             infer: bool = False) -> tuple[int, float]:
@@ -41,10 +46,6 @@ def measure(rules, games: int, seed: int, search_samples: int, top: int = 0, che
     samples = collect_values(rules, games, seed, LEARNED_PHASES["both"], 0.25, behaviour=agent, rollout=agent,
                              search_samples=search_samples, search_top=top, search_infer=infer)
     return len(samples), time.process_time() - cpu
-
-
-def median(values: list[float]) -> float:
-    return sorted(values)[len(values) // 2]
 
 
 def main() -> None:
