@@ -231,8 +231,8 @@ def test_a_gate_keeps_an_iteration_only_if_it_climbs_and_the_next_collects_with_
 
     played = []
 
-    def judged(candidate, earlier, rules, deals, seed):  # the real games, then the verdict this test needs
-        verdict = gate.play_gate(candidate, earlier, rules, deals, seed)
+    def judged(candidate, earlier, rules, deals, seed, rule):  # the real games, then the verdict this test needs
+        verdict = gate.play_gate(candidate, earlier, rules, deals, seed, rule)
         played.append((Path(candidate).name, Path(earlier).name, seed))
         return {**verdict, "kept": Path(candidate).name != "iter-1.npz"}
 
@@ -281,3 +281,59 @@ def test_a_gate_rejecting_the_last_iteration_leaves_latest_at_the_network_before
     with pytest.raises(ValueError, match="--gate must be 0 .* not 1"):
         run(tmp_path / "one", dataclasses.replace(TINY, gate=1))
     assert not (tmp_path / "one").exists()
+
+
+@pytest.mark.parametrize(("previous", "change", "means", "climbs"), [
+    ((6.5, 1.3), (6.7, 1.7), True, True),  # wizard-v9's kept iteration: its interval above 0
+    ((0.2, 1.2), (0.8, 1.6), True, False),  # its run's level iteration 2: kept on the means, not climbing
+    ((2.0, 1.0), (-0.5, 1.5), False, False),  # climbs in eval-iterations' words, but loses in self-play on the mean
+    ((-0.4, 1.2), (1.8, 1.7), False, False),  # behind head to head
+    ((1.5, 1.5), (0.0, 1.0), True, False),  # the interval touches 0: not above it
+])
+def test_the_gate_rules_keep_what_their_documentation_says(previous, change, means, climbs):
+    from wizard_env.training.gate import keeps
+    from wizard_env.training.pairing import Figure, verdict
+
+    previous, change = Figure(*previous), Figure(*change)
+    assert keeps(previous, change, "means") is means and keeps(previous, change, "climbs") is climbs
+    assert not climbs or verdict(previous, change) == "climbs"  # what climbs keeps, eval-iterations calls climbs
+    assert not climbs or means  # and means keeps too
+    with pytest.raises(ValueError, match="--gate-rule must be one of means, climbs, not 'sure'"):
+        keeps(previous, change, "sure")
+
+
+def test_a_climbs_gate_records_its_rule_judges_by_it_and_a_resume_may_change_the_rule(tmp_path: Path, monkeypatch):
+    from wizard_env.training import gate, train_values
+
+    rules = []
+
+    def judged(candidate, earlier, game, deals, seed, rule):
+        rules.append(rule)
+        return gate.play_gate(candidate, earlier, game, deals, seed, rule)
+
+    monkeypatch.setattr(train_values, "play_gate", judged)
+    out = tmp_path / "run"
+    run(out, dataclasses.replace(TINY, iterations=2, gate=4, gate_rule="climbs"))
+    checkpoints = out / "checkpoints"
+    verdict = gate.read_gate(gate.gate_path(checkpoints / "iter-1.npz"))
+    figures = [gate.Figure(**verdict[k]) for k in ("previous", "self_play_change")]
+    assert rules == ["climbs"] and verdict["rule"] == "climbs" and verdict["kept"] == gate.keeps(*figures, "climbs")
+    kept = checkpoints / ("iter-1.npz" if verdict["kept"] else "iter-0.npz")
+    latest, expected = load_checkpoint(checkpoints / "latest.npz")[1], load_checkpoint(kept)[1]
+    assert all(np.array_equal(latest[k], expected[k]) for k in expected)
+    assert "gate (climbs) over 4 deals" in gate.describe(1, verdict)
+    # a resume judges its new iterations by the rule it gives; the verdict written earlier stands
+    run(out, dataclasses.replace(TINY, iterations=3, gate=4, gate_rule="means"), resume=True)
+    assert rules == ["climbs", "means"] and gate.read_gate(gate.gate_path(checkpoints / "iter-2.npz"))["rule"] == "means"
+    assert gate.read_gate(gate.gate_path(checkpoints / "iter-1.npz")) == verdict
+    # a verdict written before --gate-rule existed reads as the means rule
+    old = {k: v for k, v in verdict.items() if k != "rule"}
+    assert "gate (means)" in gate.describe(1, old)
+
+
+def test_a_gate_rule_without_a_gate_or_of_another_name_is_refused_before_anything_is_written(tmp_path: Path):
+    for cfg, message in [(dataclasses.replace(TINY, gate_rule="climbs"), "--gate-rule applies with --gate only"),
+                         (dataclasses.replace(TINY, gate=4, gate_rule="sure"), "--gate-rule must be one of means, climbs, not 'sure'")]:
+        with pytest.raises(ValueError, match=message):
+            run(tmp_path / "run", cfg)
+        assert not (tmp_path / "run").exists()

@@ -9,9 +9,17 @@ eval-iterations`` pairs them:
 - ``previous``: the candidate against three copies of the earlier network, the candidate's score minus theirs;
 - ``self_play_change``: four copies of the candidate minus four of the earlier network, mean score per player.
 
-The candidate is **kept** when it beats the earlier network head to head (``previous`` above 0) and does not lose in
-self-play (``self_play_change`` at least 0): the means, so that a level step is a coin toss rather than a sure
-rejection (docs/recipes.md, "How many deals a gate needs": the chance that a slightly worse fit passes, by DEALS). A
+Which candidate is **kept** is ``--gate-rule``'s (``keeps``):
+
+- ``means`` (the default): it beats the earlier network head to head (``previous`` above 0) and does not lose in
+  self-play (``self_play_change`` at least 0): the means, so that a level step is a coin toss rather than a sure
+  rejection (docs/recipes.md, "How many deals a gate needs": the chance that a slightly worse fit passes, by DEALS);
+- ``climbs``: the interval of ``previous`` lies above 0 (mean - half-width > 0), and ``self_play_change`` is at least
+  0 as under ``means``: a step ``wizard eval-iterations`` would call *climbs* on the gate's deals
+  (``pairing.verdict``) and that ``means`` keeps too. A level fit is rejected (but for one time in 40), and so is a
+  real gain smaller than the gate's deals can show.
+
+A
 kept candidate becomes ``latest.npz`` and collects the next iteration's data; a rejected one stays on disk as
 ``checkpoints/iter-K.npz`` but plays no further part: the next iteration collects with the earlier network again and
 fits from its weights, on the data so far (with ``--data all``, the rejected iteration's data too, which the earlier
@@ -33,10 +41,12 @@ from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.engine.rules import Rules
 from wizard_env.util.files import read_json, write_atomic
 
-from .pairing import Figure, pair, pm
+from .pairing import Figure, pair, pm, verdict
 from .evaluate import evaluate
 
 FORMAT = "wizard-gate/1"
+#: What ``--gate-rule`` may be (the module's rules).
+GATE_RULES = ("means", "climbs")
 #: The stream of a run's seed that the gate's deals are drawn from (with the iteration).
 GATE_STREAM = 9
 
@@ -64,16 +74,26 @@ def _table(rules: Rules, mine: int, candidate: str, earlier: str, deals: int, se
     return np.stack([first.mean(axis=1), rest.mean(axis=1)], axis=1)
 
 
-def play_gate(candidate: str, earlier: str, rules: Rules, deals: int, seed: int) -> dict:
+def keeps(previous: Figure, change: Figure, rule: str) -> bool:
+    """Whether a gate under ``rule`` (``GATE_RULES``) keeps a candidate with these figures (the module's rules)."""
+    if rule not in GATE_RULES:
+        raise ValueError(f"--gate-rule must be one of {', '.join(GATE_RULES)}, not {rule!r}")
+    wins = previous.mean > 0 if rule == "means" else verdict(previous, change) == "climbs"
+    return bool(wins and change.mean >= 0)
+
+
+def play_gate(candidate: str, earlier: str, rules: Rules, deals: int, seed: int, rule: str = "means") -> dict:
     """The gate's verdict on the checkpoint ``candidate`` against the checkpoint ``earlier``: its figures and whether
-    the candidate is kept (the module's rule)."""
+    the candidate is kept under ``rule`` (``keeps``)."""
+    if rule not in GATE_RULES:  # before the games
+        raise ValueError(f"--gate-rule must be one of {', '.join(GATE_RULES)}, not {rule!r}")
     n = rules.num_players
     head = _table(rules, 1, candidate, earlier, deals, seed)
     new, old = (_table(rules, mine, candidate, earlier, deals, seed + 1)[:, 0] for mine in (n, 0))
     previous, change = pair(head[:, 0], head[:, 1]).diff, pair(new, old).diff
     return {"format": FORMAT, "candidate": candidate, "earlier": earlier, "deals": deals, "seed": seed,
-            "players": n, "previous": previous.to_json(), "self_play_change": change.to_json(),
-            "kept": bool(previous.mean > 0 and change.mean >= 0)}
+            "players": n, "previous": previous.to_json(), "self_play_change": change.to_json(), "rule": rule,
+            "kept": keeps(previous, change, rule)}
 
 
 def write_gate(path: Path, verdict: dict) -> None:
@@ -97,6 +117,7 @@ def describe(iteration: int, verdict: dict) -> str:
     """The progress line of a verdict."""
     figure = {k: Figure(verdict[k]["mean"], verdict[k]["ci95"]) for k in ("previous", "self_play_change")}
     what = "kept" if verdict["kept"] else f"rejected: the next iteration collects with {verdict['earlier']} again"
-    return (f"iteration {iteration}: gate over {verdict['deals']:,} deals against {verdict['earlier']}: head to head "
+    rule = verdict.get("rule", "means")  # verdicts written before --gate-rule: the means
+    return (f"iteration {iteration}: gate ({rule}) over {verdict['deals']:,} deals against {verdict['earlier']}: head to head "
             f"{pm(figure['previous'])}, self-play change {pm(figure['self_play_change'])}: {what}")
 

@@ -51,7 +51,7 @@ from wizard_env.util.stopwatch import Stopwatch
 from .common import locked_run
 from .eval_report import new_figure
 from .eval_suite import DEFAULT_DEALS, DEFAULT_SEED, RULE, Table, play_table, table_json, versus
-from .pairing import Figure, paired, pm
+from .pairing import Figure, paired, pm, verdict
 from .evaluate import EVAL_BYTES_PER_GAME
 from .gate import gate_path, read_gate
 
@@ -201,17 +201,6 @@ def prepare(config: CurveConfig) -> list[Step]:
     except ValueError as err:
         raise ValueError(f"--pimc: {err}") from None
     return plan(config)
-
-
-def verdict(previous: Figure | None, change: Figure | None) -> str | None:
-    """The verdict of a row (the module's rule) from its head to head and self-play change; None for the first row."""
-    if previous is None or change is None:
-        return None
-    low, high = (previous.mean - (previous.ci95 or 0.0), previous.mean + (previous.ci95 or 0.0))
-    change_high = change.mean + (change.ci95 or 0.0)
-    if low > 0 and change_high >= 0:
-        return "climbs"
-    return "falls back" if high < 0 or change_high < 0 else "level"
 
 
 def row_figures(steps: Sequence[Step], played: dict[Table, dict]) -> list[dict[str, Figure]]:

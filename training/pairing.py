@@ -3,7 +3,8 @@ grid, ``eval-iterations`` and the benchmarks.
 
 A figure is a mean over deals with the half-width of its 95% interval (``mean_ci``); two evaluations that played the
 same deals (one seed, deal count and player count) are paired by deal, which removes the luck of the deals from their
-difference. ``pm`` writes a figure as every table shows it.
+difference. ``pm`` writes a figure as every table shows it, and ``verdict`` says whether a step between two networks
+climbs (``eval-iterations``' rule, which ``wizard train-values --gate-rule climbs`` keeps by).
 """
 
 from __future__ import annotations
@@ -82,3 +83,17 @@ def pm(figure: Figure, digits: int = 1, sign: bool = True) -> str:
     """A figure as the tables show it: ``+12.3 ± 4.5`` (no interval with one deal)."""
     value = f"{figure.mean:+.{digits}f}" if sign else f"{figure.mean:.{digits}f}"
     return value if figure.ci95 is None else f"{value} ± {figure.ci95:.{digits}f}"
+
+
+def verdict(previous: Figure | None, change: Figure | None) -> str | None:
+    """Whether a network climbs from the one before: **climbs** when the interval of ``previous`` (head to head
+    against it) lies above 0 (mean - half-width > 0) and ``change`` (the self-play change) is not significantly below
+    0 (mean + half-width >= 0); **falls back** when the interval of either lies below 0 (mean + half-width < 0);
+    **level** otherwise. None for the first row of a curve (no network before it)."""
+    if previous is None or change is None:
+        return None
+    low, high = (previous.mean - (previous.ci95 or 0.0), previous.mean + (previous.ci95 or 0.0))
+    change_high = change.mean + (change.ci95 or 0.0)
+    if low > 0 and change_high >= 0:
+        return "climbs"
+    return "falls back" if high < 0 or change_high < 0 else "level"

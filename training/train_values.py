@@ -121,7 +121,7 @@ class ValuesTrainer:
         if not self.gated(iteration):
             return
         path, earlier = self.checkpoint(iteration), self.before(iteration)
-        verdict = play_gate(str(path), earlier, self.rules, self.cfg.gate, gate_seed(self.cfg.seed, iteration))
+        verdict = play_gate(str(path), earlier, self.rules, self.cfg.gate, gate_seed(self.cfg.seed, iteration), self.cfg.gate_rule)
         save_checkpoint(self.out / "checkpoints" / "latest.npz", *load_checkpoint(str(path) if verdict["kept"] else earlier))
         write_gate(gate_path(path), verdict)
         if not self.quiet:

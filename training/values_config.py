@@ -28,6 +28,7 @@ from wizard_env.util.checks import short_repr
 from . import rollout_values as rv
 from .common import check_ranges, rules_json
 from .evaluate import EVAL_BYTES_PER_GAME
+from .gate import GATE_RULES
 from .opponent_pool import check_pool
 from .ray_collect import require_ray
 
@@ -65,7 +66,8 @@ class ValuesConfig:
     backend: str = "local"  #: where the data chunks are collected: local (worker processes) or ray (Ray tasks)
     address: str = ""  #: with --backend ray: the Ray cluster to join (HOST:PORT or auto; default: a local Ray instance)
     start: str = ""  #: a train-values checkpoint that collects iteration 0's data and whose weights its fit starts from (default: RuleAgent collects, the fit starts fresh)
-    gate: int = 0  #: after each fit, duplicate deals of the new network against the one whose weights it started from, head to head and in self-play: it is kept (collects the next iteration, becomes latest.npz) only if it wins head to head and does not lose in self-play, else the next iteration collects and fits from the earlier network again (0: no gate, every iteration kept); more deals keep fewer worse fits: one 1 point worse in self-play passes 1,000 deals about one time in four, 4,000 one in nine
+    gate: int = 0  #: after each fit, duplicate deals of the new network against the one whose weights it started from, head to head and in self-play: it is kept (collects the next iteration, becomes latest.npz) only if it wins head to head and does not lose in self-play (--gate-rule says how sure), else the next iteration collects and fits from the earlier network again (0: no gate, every iteration kept); more deals keep fewer worse fits: one 1 point worse in self-play passes 1,000 deals about one time in four, 4,000 one in nine
+    gate_rule: str = "means"  #: with --gate, when a new network is kept: means (it wins head to head and does not lose in self-play, on the means over the gate's deals) or climbs (as means, and the head-to-head interval lies above 0: a step wizard eval-iterations would call climbs on those deals; a level fit is rejected, and so is a gain smaller than the deals can show)
     advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
 
 
@@ -87,11 +89,12 @@ BACKENDS = ("local", "ray")
 TARGETS = ("rollout", "search")
 #: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
 #: records the settings it was made with.
-RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address")
+RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address",
+                     "gate_rule")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
                   "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
-                  "advice": True, "data_from": [], "gate": 0, "search_infer": False}
+                  "advice": True, "data_from": [], "gate": 0, "search_infer": False, "gate_rule": "means"}
 #: The settings that are lists of strings (the other lists hold integers).
 STRING_LISTS = ("pool", "data_from")
 
@@ -118,6 +121,10 @@ def check_config(cfg: ValuesConfig) -> None:
     if cfg.gate == 1:  # an interval over deals needs two of them
         raise ValueError("--gate must be 0 (no gate) or at least 2 deals, not 1")
     options.check_memory("--gate", cfg.gate, EVAL_BYTES_PER_GAME * max(cfg.mix))
+    if cfg.gate_rule not in GATE_RULES:
+        raise ValueError(f"--gate-rule must be one of {', '.join(GATE_RULES)}, not {short_repr(cfg.gate_rule)}")
+    if cfg.gate_rule != ValuesConfig.gate_rule and not cfg.gate:
+        raise ValueError("--gate-rule applies with --gate only (the deals a gate plays)")
     if not cfg.advice:
         check_from_scratch(cfg)
     if cfg.play_margin is not None:

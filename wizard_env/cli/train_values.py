@@ -14,6 +14,8 @@
                                                      # every fit also reads the data of two earlier runs
     wizard train-values --out runs/climb --gate 1000 --data all ...   # keep an iteration only if it beats the one
                                                      # before head to head and does not lose in self-play
+    wizard train-values --out runs/climb --gate 4000 --gate-rule climbs ...   # only if the head-to-head interval lies
+                                                     # above 0 (eval-iterations' "climbs") and self-play does not lose
     wizard train-values --out runs/small --setting wizard-3p-5r   # the setting's game; evaluated against its RuleAgents
     wizard train-values --out runs/scratch --no-advice --setting wizard-3p-5r --rule-tables 1 --iterations 5
                                                      # from scratch: the observation alone, random play first
@@ -46,6 +48,7 @@ from wizard_env.engine.rules import Rules, parse_rounds
 from wizard_env.envs.settings import Setting, get_setting, refuse_beside
 from wizard_env.training.common import rule_opponents
 from wizard_env.training.train_values import run_training
+from wizard_env.training.gate import GATE_RULES
 from wizard_env.training.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig, read_run_config,
                                                saved_rules, saved_settings)
 from wizard_env.util import options
@@ -90,6 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--features", action="store_const", const=True, help=docs["features"])
     parser.add_argument("--search-infer", action="store_const", const=True, help=docs["search_infer"])
     parser.add_argument("--data", choices=DATA, help=f"{docs['data']} (default {d.data})")
+    parser.add_argument("--gate-rule", choices=GATE_RULES, help=f"{docs['gate_rule']} (default {d.gate_rule})")
     parser.add_argument("--data-from", metavar="DIR,DIR,...", help=docs["data_from"])
     parser.add_argument("--mix", action=Given,
                         help=f"{docs['mix']} (default {','.join(map(str, d.mix))}); --players sets the count of the evaluations")
