@@ -354,6 +354,31 @@ def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_n
     assert not any("finished earlier, kept" in line for line in lines)
 
 
+
+def test_a_step_stopped_by_patience_is_finished_and_a_fit_reads_the_iterations_it_played(tmp_path: Path, monkeypatch):
+    from wizard_env.training import gate, train_values
+
+    def rejected(candidate, earlier, game, deals, seed, rule):  # the real games; every candidate rejected
+        return {**gate.play_gate(candidate, earlier, game, deals, seed, rule), "kept": False}
+
+    monkeypatch.setattr(train_values, "play_gate", rejected)
+    first = TINY.split("[[step.stage]]")[0].replace("eval_deals = 2", "eval_deals = 2\ngate = 4\niterations = 3\npatience = 1")
+    fit = "[[step]]" + TINY.split("[[step]]")[2]  # the fit-values step on the data step, every iteration it played
+    out = tmp_path / "run"
+    quiet_run(write_recipe(tmp_path, first + fit), out)
+    checkpoints = out / "steps" / "data" / "checkpoints"
+    assert sorted(p.name for p in checkpoints.glob("iter-*.npz")) == ["iter-0.npz", "iter-1.npz"]
+    assert json.loads((out / "steps" / "data" / DONE).read_text())["outputs"]["iterations"] == 2
+    assert json.loads((out / "steps" / "fit" / "fit.json").read_text())["iterations"] == [0, 1]
+    lines: list[str] = []
+    run_recipe(recipes.load(tmp_path / "tiny.toml"), out, True, None, log=lines.append)
+    assert sum("finished earlier, kept" in line for line in lines) == 2
+    (out / "steps" / "data" / DONE).unlink()  # as if killed before the step was marked: its command is finished
+    lines.clear()
+    run_recipe(recipes.load(tmp_path / "tiny.toml"), out, True, None, log=lines.append)
+    assert any("data: command 1/1 finished earlier, kept" in line for line in lines)
+    assert not (checkpoints / "iter-2.npz").exists()
+
 #: TINY with other margins and a second battery, as a recipe that extends it.
 EXTENDED = """
 extends = "tiny.toml"

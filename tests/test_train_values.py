@@ -337,3 +337,49 @@ def test_a_gate_rule_without_a_gate_or_of_another_name_is_refused_before_anythin
         with pytest.raises(ValueError, match=message):
             run(tmp_path / "run", cfg)
         assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("kept", "patience", "played"), [
+    ([True, False, False, True], 2, 3),  # two rejected in a row: it stops after the second
+    ([True, False, True, False], 2, 4),  # never two in a row
+    ([True, False, False, True], 0, 4),  # no patience: every iteration
+    ([False, True], 1, 1),  # the first rejected
+    ([True, False, None, None], 1, 2),
+    ([True, None, None, None], 1, 4),  # iteration 1 not judged yet: every iteration is still to play
+])
+def test_patience_stops_a_run_after_that_many_rejected_in_a_row(kept, patience, played):
+    from wizard_env.training.gate import iterations_played
+
+    verdicts = [None if k is None else {"kept": k} for k in kept]
+    assert iterations_played(len(kept), patience, verdicts.__getitem__) == played
+
+
+def test_a_run_stopped_by_patience_ends_there_resumes_past_it_with_more_and_its_data_serve_data_from(tmp_path: Path, monkeypatch):
+    from wizard_env.training import gate, train_values
+
+    def rejected(candidate, earlier, game, deals, seed, rule):  # the real games; every candidate rejected
+        return {**gate.play_gate(candidate, earlier, game, deals, seed, rule), "kept": False}
+
+    monkeypatch.setattr(train_values, "play_gate", rejected)
+    out, lines = tmp_path / "run", []
+    cfg = dataclasses.replace(TINY, iterations=4, gate=4, patience=1)
+    trainer = run_training(cfg, RULES, out, quiet=False, log=lines.append, rounds=3)
+    checkpoints = out / "checkpoints"
+    assert sorted(p.name for p in checkpoints.glob("iter-*.npz")) == ["iter-0.npz", "iter-1.npz"]
+    assert trainer.done()["stopped_by"] == "patience" and trainer.played() == 2
+    assert any(line.startswith("iteration 2: not played: the gate rejected the last 1 in a row") for line in lines)
+    latest, first = load_checkpoint(checkpoints / "latest.npz")[1], load_checkpoint(checkpoints / "iter-0.npz")[1]
+    assert all(np.array_equal(latest[k], first[k]) for k in first)  # the network kept: iteration 0
+    assert json.loads((out / "config.json").read_text())["train"]["patience"] == 1
+    # its data serve --data-from: the iterations it played
+    (chunks, decisions), (own, held) = train_values.data_from_chunks(dataclasses.replace(TINY, data_from=[str(out)]), tmp_path / "next"), \
+        train_values.run_chunks(out, cfg, RULES, [0, 1], rounds=3)
+    assert chunks == own and decisions == held > 0
+    # a resume with the same patience plays nothing; with more it goes on
+    run(out, cfg, resume=True)
+    assert not (checkpoints / "iter-2.npz").exists()
+    run(out, dataclasses.replace(cfg, patience=2), resume=True)
+    assert (checkpoints / "iter-2.npz").is_file() and not (checkpoints / "iter-3.npz").exists()
+    with pytest.raises(ValueError, match="--patience applies with --gate only"):
+        run(tmp_path / "ungated", dataclasses.replace(TINY, patience=2))
+    assert not (tmp_path / "ungated").exists()

@@ -27,6 +27,10 @@ network collected). The verdict is ``checkpoints/iter-K.gate.json`` (``read_gate
 games; an iteration counts as finished once it is there, so a run killed during the gate plays it again on
 ``--resume``, with the same figures.
 
+``--patience N`` stops a gated run once N iterations in a row were rejected (``iterations_played``): the next would
+collect with the same network again, and the gate could not tell its fits from that network. The run then ends
+before ``--iterations``; a resume with a larger N (or 0: none) goes on from there.
+
 Iteration 0 of a run without ``--start`` is not gated (there is no earlier network: RuleAgent, or random play,
 collected its data), so a run always has a network.
 """
@@ -35,6 +39,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
+
 import numpy as np
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
@@ -121,3 +127,18 @@ def describe(iteration: int, verdict: dict) -> str:
     return (f"iteration {iteration}: gate ({rule}) over {verdict['deals']:,} deals against {verdict['earlier']}: head to head "
             f"{pm(figure['previous'])}, self-play change {pm(figure['self_play_change'])}: {what}")
 
+
+
+def iterations_played(iterations: int, patience: int, verdict_of: Callable[[int], dict | None]) -> int:
+    """How many iterations a run of ``iterations`` plays under ``--patience`` (0: every one): it stops after the
+    iteration that makes ``patience`` rejected in a row. ``verdict_of(K)``: iteration K's verdict, ``{"kept": True}``
+    for one not gated, None for one not judged yet (nothing after it is known: every iteration is still to play)."""
+    rejected = 0
+    for k in range(iterations):
+        verdict = verdict_of(k)
+        if verdict is None:
+            break
+        rejected = 0 if verdict["kept"] else rejected + 1
+        if patience and rejected >= patience:
+            return k + 1
+    return iterations

@@ -162,19 +162,20 @@ def _train_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, vers
     stages = [dataclasses.replace(cfg, data_from=earlier) for cfg in step.values_stages()]
     for i, cfg in enumerate(stages, 1):
         trainer = ValuesTrainer(cfg, step.rules(), folder, quiet=True, log=lambda line: None, rounds=step.keys["rounds"])
-        if trainer.finished(cfg.iterations - 1):  # its last checkpoint, and the verdict of a --gate on it
+        if trainer.finished(trainer.played() - 1):  # its last checkpoint (--patience: where it stops), and its verdict
             log(f"command {i}/{len(stages)} finished earlier, kept")
             continue
         resume = (folder / "config.json").exists() or (folder / "data").exists()
         log(f"command {i}/{len(stages)}: wizard train-values --out {folder} {values_command(cfg, step)}{' --resume' if resume else ''}")
         run_training(cfg, step.rules(), folder, resume=resume, log=log, rounds=step.keys["rounds"])
-    return {"checkpoint": str(checkpoint_of(out, step)), "iterations": stages[-1].iterations}
+    return {"checkpoint": str(checkpoint_of(out, step)), "iterations": trainer.played()}
 
 
 def _fit_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
     data = recipe.step(step.keys["data"])
     run = data.values_stages()[-1]
-    iterations = step.keys["iterations"] or list(range(run.iterations))
+    played = ValuesTrainer(run, data.rules(), step_folder(out, data), quiet=True, log=lambda line: None, rounds=data.keys["rounds"]).played()
+    iterations = step.keys["iterations"] or list(range(played))
     chunks, _ = run_chunks(step_folder(out, data), run, data.rules(), iterations, data.keys["rounds"])
     with Stopwatch() as watch:
         stats = fit_fresh(chunks, run, step.fit_config(), data.rules(), checkpoint_of(out, step), max(iterations), log)

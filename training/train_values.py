@@ -34,7 +34,8 @@ starts from its weights, so expert iteration can start from a trained network ra
 ``--data all`` it fits the data of every iteration so far: the values of a mix of the earlier agents, as in
 fictitious play, which kept the improvement steps from undoing each other (model card). ``--data-from DIR,...`` adds
 the data of earlier runs to every fit, before the run's own (``data_from_chunks``): every iteration each run's
-config.json names, as it names them when the fit reads them, so a run named there should be finished first.
+config.json names (fewer where ``--patience`` stopped it), as it names them when the fit reads them, so a run named
+there should be finished first.
 
 **From scratch** (``--no-advice``, ``ValuesConfig.advice`` False; ``wizard baseline values`` runs it): nothing comes
 from RuleAgent but the play of the seats it holds as an opponent (``--rule-tables``, and the evaluations). The
@@ -48,7 +49,11 @@ that reads advice. ``--search-top`` keeps its meaning, the action played taking 
 
 ``run_training(..., minutes=M)`` (``wizard baseline values``) caps the run's wall time: once M minutes have passed, no
 new chunk is collected and the run stops at the last finished iteration (the chunks of the unfinished one stay for
-``--resume``); the first iteration is always finished, so a run has an agent.
+``--resume``); the first iteration is always finished, so a run has an agent. ``--patience`` stops a gated run
+the same way once its gate has rejected that many iterations in a row (``gate.iterations_played``).
+
+The module runs past 400 lines because ``ValuesTrainer`` is one run: its data, fits, gate and stops share the
+run's folder, settings and clock; the rules they apply live beside it (``gate``, ``chunk_worker``, ``values_config``).
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ from . import rollout_values as rv
 from . import train_report
 from .chunk_worker import CHUNK_RECOVERY, _chunk_samples, _collect_chunk, chunk_samples
 from .common import rules_json, run_lock
-from .gate import describe, gate_path, gate_seed, play_gate, read_gate, write_gate
+from .gate import describe, gate_path, gate_seed, iterations_played, play_gate, read_gate, write_gate
 from .opponent_pool import pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
@@ -88,7 +93,7 @@ class ValuesTrainer:
         self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log
         self.minutes = minutes  #: the run's wall-time budget (None: none), checked before each new chunk
         self.samples = 0  #: decisions collected by the finished iterations
-        self.stopped_by = ""  #: "minutes" once the budget stopped the run
+        self.stopped_by = ""  #: "minutes" once the budget stopped the run, "patience" once --patience did
         self.ended: float | None = None  #: when ``run`` returned or raised
         self.mix = [Rules.make(n, rounds, rules.bidding.value, rules.bid_total_rule, rules.foresight) for n in cfg.mix]
         self.started = time.monotonic()
@@ -114,6 +119,11 @@ class ValuesTrainer:
         """Whether ``iteration`` has its checkpoint and, if gated, the gate's verdict on it."""
         path = self.checkpoint(iteration)
         return path.is_file() and (not self.gated(iteration) or read_gate(gate_path(path)) is not None)
+
+    def played(self) -> int:
+        """The iterations the run plays: ``--iterations``, or fewer once ``--patience`` stops it (``gate.iterations_played``)."""
+        return iterations_played(self.cfg.iterations, self.cfg.patience,
+                                 lambda k: read_gate(gate_path(self.checkpoint(k))) if self.gated(k) else {"kept": True})
 
     def judge(self, iteration: int) -> None:
         """If ``iteration`` is gated: play the gate, make ``latest.npz`` the network it keeps (the new one, or the one
@@ -287,6 +297,11 @@ class ValuesTrainer:
                 if not self.finished(iteration):  # killed in the gate: it is played again
                     self.judge(iteration)
                 continue
+            if iteration >= self.played():
+                self.stopped_by = "patience"
+                self.log(f"iteration {iteration}: not played: the gate rejected the last {self.cfg.patience} in a row "
+                         "(--patience; --resume with a larger one goes on)")
+                break
             try:
                 own, decisions = self.collect(iteration)
             except OutOfTime:
@@ -314,11 +329,13 @@ class ValuesTrainer:
         return agent
 
 
-def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[int],
+def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[int] | None,
                rounds: str | int | list[int] = "standard") -> tuple[list[Path], int]:
-    """The chunk files ``iterations`` of the train-values run in ``folder`` used, in iteration order, and the
-    decisions they hold; ValueError naming an iteration whose data is not all there."""
+    """The chunk files ``iterations`` (None: every one the run plays, ``ValuesTrainer.played``) of the train-values
+    run in ``folder`` used, in iteration order, and the decisions they hold; ValueError naming an iteration whose data
+    is not all there."""
     trainer = ValuesTrainer(run, rules, folder, quiet=True, log=lambda line: None, rounds=rounds)
+    iterations = list(range(trainer.played())) if iterations is None else iterations
     chunks: list[Path] = []
     decisions = 0
     for k in iterations:
@@ -331,14 +348,14 @@ def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[i
 
 
 def data_from_chunks(cfg: ValuesConfig, out: Path) -> tuple[list[Path], int]:
-    """The chunks of ``--data-from``'s runs, in the order given (of each, every iteration its config.json names), and
+    """The chunks of ``--data-from``'s runs, in the order given (of each, every iteration it plays: ``run_chunks``), and
     the decisions they hold; ValueError naming the first folder that is not such a run (``values_config.earlier_runs``)
     or not finished."""
     chunks: list[Path] = []
     decisions = 0
     for folder, run, rules, rounds in earlier_runs(cfg, out):
         try:
-            paths, held = run_chunks(folder, run, rules, list(range(run.iterations)), rounds)
+            paths, held = run_chunks(folder, run, rules, None, rounds)
         except ValueError as e:
             raise ValueError(f"--data-from {e}; finish that run first (wizard train-values --out {folder} --resume)") from None
         chunks, decisions = chunks + paths, decisions + held

@@ -56,7 +56,7 @@ class ValuesConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])  #: hidden layers of the network
     features: bool = False  #: the network also reads RuleAgent's numbers for every action (its chances of a card holding the trick, of a bid being met)
     data: str = "last"  #: what an iteration fits: its own data (last) or the data of every iteration so far (all)
-    data_from: list[str] = field(default_factory=list)  #: earlier train-values runs (their folders, by comma) whose data every fit of this run also reads, before the run's own: the chunks of every iteration each one's config.json names, all finished, of a run that reads RuleAgent's advice as this one does, or not
+    data_from: list[str] = field(default_factory=list)  #: earlier train-values runs (their folders, by comma) whose data every fit of this run also reads, before the run's own: the chunks of every iteration each one's config.json names (fewer where --patience stopped it), all finished, of a run that reads RuleAgent's advice as this one does, or not
     epochs: int = 4  #: passes over the data of a fit
     learning_rate: float = 1e-3  #: Adam's step size, decayed linearly to 5% over the fit
     batch_size: int = 512  #: decisions per gradient step
@@ -68,6 +68,7 @@ class ValuesConfig:
     start: str = ""  #: a train-values checkpoint that collects iteration 0's data and whose weights its fit starts from (default: RuleAgent collects, the fit starts fresh)
     gate: int = 0  #: after each fit, duplicate deals of the new network against the one whose weights it started from, head to head and in self-play: it is kept (collects the next iteration, becomes latest.npz) only if it wins head to head and does not lose in self-play (--gate-rule says how sure), else the next iteration collects and fits from the earlier network again (0: no gate, every iteration kept); more deals keep fewer worse fits: one 1 point worse in self-play passes 1,000 deals about one time in four, 4,000 one in nine
     gate_rule: str = "means"  #: with --gate, when a new network is kept: means (it wins head to head and does not lose in self-play, on the means over the gate's deals) or climbs (as means, and the head-to-head interval lies above 0: a step wizard eval-iterations would call climbs on those deals; a level fit is rejected, and so is a gain smaller than the deals can show)
+    patience: int = 0  #: with --gate, stop the run once this many iterations in a row were rejected (the gate cannot tell the fits from the network that keeps collecting), before --iterations; a resume with a larger value, or 0, goes on (0: play every iteration)
     advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
 
 
@@ -76,7 +77,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
     "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
     "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None), "rule_tables": (0, 1),
-    "pool_tables": (0, 1), "gate": (0, None),
+    "pool_tables": (0, 1), "gate": (0, None), "patience": (0, None),
 }
 ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
@@ -90,11 +91,12 @@ TARGETS = ("rollout", "search")
 #: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
 #: records the settings it was made with.
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address",
-                     "gate_rule")
+                     "gate_rule", "patience")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
                   "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
-                  "advice": True, "data_from": [], "gate": 0, "search_infer": False, "gate_rule": "means"}
+                  "advice": True, "data_from": [], "gate": 0, "search_infer": False, "gate_rule": "means",
+                  "patience": 0}
 #: The settings that are lists of strings (the other lists hold integers).
 STRING_LISTS = ("pool", "data_from")
 
@@ -125,6 +127,8 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError(f"--gate-rule must be one of {', '.join(GATE_RULES)}, not {short_repr(cfg.gate_rule)}")
     if cfg.gate_rule != ValuesConfig.gate_rule and not cfg.gate:
         raise ValueError("--gate-rule applies with --gate only (the deals a gate plays)")
+    if cfg.patience and not cfg.gate:
+        raise ValueError("--patience applies with --gate only (it counts the iterations the gate rejected)")
     if not cfg.advice:
         check_from_scratch(cfg)
     if cfg.play_margin is not None:

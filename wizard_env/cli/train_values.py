@@ -16,6 +16,8 @@
                                                      # before head to head and does not lose in self-play
     wizard train-values --out runs/climb --gate 4000 --gate-rule climbs ...   # only if the head-to-head interval lies
                                                      # above 0 (eval-iterations' "climbs") and self-play does not lose
+    wizard train-values --out runs/climb --gate 4000 --gate-rule climbs --patience 2 --iterations 8 ...
+                                                     # stop once two iterations in a row were rejected
     wizard train-values --out runs/small --setting wizard-3p-5r   # the setting's game; evaluated against its RuleAgents
     wizard train-values --out runs/scratch --no-advice --setting wizard-3p-5r --rule-tables 1 --iterations 5
                                                      # from scratch: the observation alone, random play first
@@ -78,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES),
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
-                                         "eval_deals", "torch_threads", "search_samples", "search_top", "gate"),
+                                         "eval_deals", "torch_threads", "search_samples", "search_top", "gate", "patience"),
                        ("share", "learning_rate", "rule_tables", "pool_tables"), unset=True)
     parser.add_argument("--margin", type=options.float_type, default=None,
                         help=f"{docs['margin']} (default {d.margin:g}; 0 with --no-advice)")
