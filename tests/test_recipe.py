@@ -379,6 +379,47 @@ def test_a_step_stopped_by_patience_is_finished_and_a_fit_reads_the_iterations_i
     assert any("data: command 1/1 finished earlier, kept" in line for line in lines)
     assert not (checkpoints / "iter-2.npz").exists()
 
+
+def test_reuse_copies_the_finished_steps_that_run_alike_and_runs_the_rest(unbroken, tmp_path: Path):
+    source, lines = unbroken[0], []
+    changed = write_recipe(tmp_path, TINY.replace("grid = [[0, 0], [1.5, 3]]", "grid = [[0, 0], [2, 2]]"))
+    out = tmp_path / "run"
+    assert run_recipe(recipes.load(changed), out, log=lines.append, reuse=source) == ["margins", "battery", "publish"]
+    assert [line.split(": copied from")[0] for line in lines if ": copied from" in line] == \
+        ["recipe tiny: step 1/5 data", "recipe tiny: step 2/5 fit"]
+    assert any(f"--reuse {source}: no step copied from 'margins' on: its settings differ ('margins': grid was" in line for line in lines)
+    for name in ("steps/data/checkpoints/latest.npz", "steps/fit/agent.npz"):
+        mine, theirs = weights_of(out / name), weights_of(source / name)
+        assert all(np.array_equal(mine[k], theirs[k]) for k in theirs)
+    assert sorted(p.name for p in (out / "steps").iterdir()) == sorted(STEPS)  # no hidden copy left
+    # the same recipe: every step but publish is copied, and it publishes the same checkpoint
+    same, lines = tmp_path / "same", []
+    (tmp_path / "again").mkdir()
+    assert run_recipe(recipes.load(write_recipe(tmp_path / "again")), same, log=lines.append, reuse=source) == ["publish"]
+    assert any("no step copied from 'publish' on: a publish step writes this run's agent.npz" in line for line in lines)
+    mine, theirs = weights_of(same / "agent.npz"), weights_of(source / "agent.npz")
+    assert all(np.array_equal(mine[k], theirs[k]) for k in theirs)
+    # what is not a recipe run, or the run itself, is refused before anything is written
+    with pytest.raises(ValueError, match="--reuse .*nothing: no recipe run there"):
+        run_recipe(recipes.load(changed), tmp_path / "new", reuse=tmp_path / "nothing")
+    assert not (tmp_path / "new").exists()
+    with pytest.raises(ValueError, match="that is --out itself"):
+        run_recipe(recipes.load(changed), out, resume=True, reuse=out)
+
+
+def test_reuse_copies_a_train_values_step_only_if_it_started_from_the_same_bytes(unbroken, tmp_path: Path):
+    checkpoints = unbroken[0] / "steps" / "data" / "checkpoints"
+    step = TINY.split("[[step.stage]]")[0].replace('name = "data"', 'name = "data"\nstart = "start.npz"\niterations = 1')
+    shutil.copyfile(checkpoints / "iter-0.npz", tmp_path / "start.npz")
+    path, first, lines = write_recipe(tmp_path, step), tmp_path / "first", []
+    quiet_run(path, first)
+    assert run_recipe(recipes.load(path), tmp_path / "alike", log=lines.append, reuse=first) == []
+    shutil.copyfile(checkpoints / "iter-1.npz", tmp_path / "start.npz")  # another network under the same name
+    lines.clear()
+    assert run_recipe(recipes.load(path), tmp_path / "other", log=lines.append, reuse=first) == ["data"]
+    assert any(f"the checkpoint it started from there is not {(tmp_path / 'start.npz').resolve()}, byte for byte" in line
+               for line in lines)
+
 #: TINY with other margins and a second battery, as a recipe that extends it.
 EXTENDED = """
 extends = "tiny.toml"

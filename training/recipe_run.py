@@ -6,12 +6,18 @@ end ``agent.npz`` and ``tables.md`` (a ``publish`` step). A step is finished whe
 there (written atomically, last): a resumed run skips finished steps, resumes a train-values step with its
 ``--resume`` (finished chunks and iterations are kept), reuses the margins already measured, and runs a fit or an
 evaluation that was cut short again from its start (same seeds, same result). The run holds ``DIR``'s lock.
+
+``--reuse OTHER`` (``reuse_steps``) copies into ``DIR`` the finished steps of the recipe run in ``OTHER`` that would
+run alike here, from the first step on, instead of running them again: to vary a later step, or to run a recipe
+that extends ``OTHER``'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -115,13 +121,14 @@ def without_speed_keys(raw: Any) -> Any:
 
 
 def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str | None = None,
-               log: Callable[[str], object] = print, version: str = "unknown") -> list[str]:
-    """Run the steps of ``recipe`` not finished yet in ``out`` (up to and including ``until``); the names of the
-    steps run now."""
+               log: Callable[[str], object] = print, version: str = "unknown", reuse: str | Path | None = None) -> list[str]:
+    """Run the steps of ``recipe`` not finished yet in ``out`` (up to and including ``until``), after copying those
+    of the run in ``reuse`` that run alike (``reuse_steps``); the names of the steps run now."""
     out = Path(out)
     if until is not None and until not in [s.name for s in recipe.steps]:
         raise ValueError(f"--until {until!r}: the recipe has no such step (steps: {', '.join(s.name for s in recipe.steps)})")
     check_out(recipe, out, resume)
+    theirs = None if reuse is None else read_reused(Path(reuse), out)  # before anything is written
     out.mkdir(parents=True, exist_ok=True)
     ran: list[str] = []
     started = time.monotonic()
@@ -130,6 +137,8 @@ def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str
             _write_json(out / "recipe.json", {"format": FORMAT, "file": str(recipe.path), "recipe": recipe.raw})
             text = recipe.path.read_text(encoding="utf-8")
             write_atomic(out / "recipe.toml", lambda file: file.write(text))
+        if reuse is not None and theirs is not None:  # (theirs: read above)
+            reuse_steps(recipe, out, Path(reuse), theirs, log)
         for step in recipe.steps:
             folder = step_folder(out, step)
             head = f"recipe {recipe.name}: step {step.index}/{len(recipe.steps)} {step.name} ({step.kind})"
@@ -153,6 +162,78 @@ def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str
     return ran
 
 
+def read_reused(source: Path, out: Path) -> dict[str, dict]:
+    """The steps of the recipe run in ``source`` by name, as its recipe.json has them; ValueError naming ``--reuse``
+    and the remedy where there is no such run or it is ``out`` itself."""
+    if source.resolve() == out.resolve():
+        raise ValueError(f"--reuse {source}: that is --out itself: name the folder of another recipe run")
+    saved = source / "recipe.json"
+    if not saved.is_file():
+        raise ValueError(f"--reuse {source}: no recipe run there (no recipe.json)")
+    try:
+        return {t["name"]: t for t in json.loads(saved.read_text())["recipe"]["step"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"--reuse: {saved} is damaged ({str(e)[:100]})") from None
+
+
+def reuse_steps(recipe: Recipe, out: Path, source: Path, theirs: dict[str, dict], log: Callable[[str], object]) -> list[str]:
+    """Copy into ``out`` the finished steps of the run in ``source`` (``theirs``: its steps by name) that would run
+    alike here, from the first step on; the names of the steps copied. A step is copied while it has the same
+    settings there (as the recipe files say them, but for ``SPEED_KEYS``), is finished there, is not in ``out``
+    yet (one finished here is passed over) and is no ``publish`` step; a train-values step's ``start`` must be the
+    same file, byte for byte (the sha256 the step recorded in done.json, or for a step run before it did, the file its
+    config.json names). The first step that is not ends the copying (a line of ``log`` says why): the steps
+    after it may read it. Each step is copied whole into a hidden folder and renamed into place, so a kill leaves
+    no step half copied."""
+    ours = {t["name"]: t for t in json.loads(json.dumps(recipe.raw))["step"]}
+    copied: list[str] = []
+    for step in recipe.steps:
+        folder, there = step_folder(out, step), step_folder(source, step)
+        if (folder / DONE).is_file():  # copied by an earlier --reuse that was cut short, or run here
+            continue
+        why = _not_reused(step, ours[step.name], theirs.get(step.name), there, folder)
+        if why:
+            log(f"--reuse {source}: no step copied from {step.name!r} on: {why}")
+            break
+        temp = folder.with_name(f".{step.name}.reuse")
+        shutil.rmtree(temp, ignore_errors=True)  # left by a kill during a copy
+        shutil.copytree(there, temp, symlinks=True)
+        temp.rename(folder)
+        copied.append(step.name)
+        log(f"recipe {recipe.name}: step {step.index}/{len(recipe.steps)} {step.name}: copied from {there} (finished there, the same settings)")
+    return copied
+
+
+def _not_reused(step: Step, ours: dict, theirs: dict | None, there: Path, folder: Path) -> str | None:
+    """Why ``step`` is not copied from ``there`` (None: it is)."""
+    if step.kind == "publish":
+        return "a publish step writes this run's agent.npz and tables.md"
+    if folder.exists():
+        return f"{folder} was started in this run"
+    if theirs is None:
+        return "that run has no step of this name"
+    change = first_change(without_speed_keys({"step": [theirs]}), without_speed_keys({"step": [ours]}))
+    if change:
+        return f"its settings differ ({change.removeprefix('step 1 ')})"
+    if not (there / DONE).is_file():
+        return f"it is not finished there (no {there / DONE})"
+    start = step.values_stages()[0].start if step.kind == "train-values" else ""
+    if start:
+        try:  # the fingerprint the step recorded; a run from before it: the file its config.json names, now
+            recorded = json.loads((there / DONE).read_text())["outputs"].get("start_sha256")
+            used = recorded or _sha256(Path(json.loads((there / "config.json").read_text())["train"]["start"]))
+            same = used == _sha256(Path(start))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            same = False
+        if not same:
+            return f"the checkpoint it started from there is not {start}, byte for byte"
+    return None
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds:.1f} s" if seconds < 60 else f"{seconds / 60:.1f} min"
 
@@ -168,7 +249,9 @@ def _train_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, vers
         resume = (folder / "config.json").exists() or (folder / "data").exists()
         log(f"command {i}/{len(stages)}: wizard train-values --out {folder} {values_command(cfg, step)}{' --resume' if resume else ''}")
         run_training(cfg, step.rules(), folder, resume=resume, log=log, rounds=step.keys["rounds"])
-    return {"checkpoint": str(checkpoint_of(out, step)), "iterations": trainer.played()}
+    start = stages[0].start  # its fingerprint, for a --reuse of this step (``_not_reused``)
+    return {"checkpoint": str(checkpoint_of(out, step)), "iterations": trainer.played(),
+            **({"start_sha256": _sha256(Path(start))} if start else {})}
 
 
 def _fit_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:

@@ -4,6 +4,7 @@
     wizard recipe training/recipes/wizard-v7.toml --out runs/wizard-v7            # ppo-v7, rebuilt (66 min)
     wizard recipe training/recipes/wizard-v9.toml --out runs/wizard-v9 --resume   # after a kill or a reboot
     wizard recipe my.toml --out runs/mine --until fit                             # the steps up to 'fit' only
+    wizard recipe training/recipes/wizard-v9.toml --out runs/v9 --reuse runs/wizard-v8   # wizard-v8's finished steps copied
 
 A recipe (TOML; ``docs/recipes.md``, ``wizard_env.training.recipe``) lists the steps: ``wizard train-values``
 iterations, a fresh fit on their data, the margin grid on held-out deals, the evaluation battery
@@ -43,13 +44,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out (finished steps are kept; the recipe must be the one it started with)")
     parser.add_argument("--until", metavar="STEP", help="stop after the step of this name (continue later with --resume)")
+    parser.add_argument("--reuse", type=options.path_type, metavar="DIR",
+                        help="first copy the finished steps of the recipe run in DIR that would run alike here (the same "
+                             "settings, from the first step on; docs/recipes.md) instead of running them again: to vary a "
+                             "later step, or to run a recipe that extends DIR's")
 
 
 def run(args: argparse.Namespace) -> int:
     """``wizard recipe``."""
     recipe = load(args.recipe)  # every key checked before the packages are imported or anything is written
     require_packages(("torch", "openskill", "matplotlib"), "wizard recipe")
-    ran = recipe_run.run_recipe(recipe, args.out, args.resume, args.until, log=say, version=installed_version())
+    ran = recipe_run.run_recipe(recipe, args.out, args.resume, args.until, log=say, version=installed_version(),
+                                 reuse=args.reuse)
     finished = (recipe_run.step_folder(Path(args.out), recipe.steps[-1]) / recipe_run.DONE).is_file()
     print(f"ran {len(ran)} step(s) of {len(recipe.steps)}" + (f"; the run in {args.out} is complete" if finished else
           f"; continue with: wizard recipe {args.recipe} --out {args.out} --resume"))
