@@ -19,8 +19,7 @@ Which candidate is **kept** is ``--gate-rule``'s (``keeps``):
   (``pairing.verdict``) and that ``means`` keeps too. A level fit is rejected (but for one time in 40), and so is a
   real gain smaller than the gate's deals can show.
 
-A
-kept candidate becomes ``latest.npz`` and collects the next iteration's data; a rejected one stays on disk as
+A kept candidate becomes ``latest.npz`` and collects the next iteration's data; a rejected one stays on disk as
 ``checkpoints/iter-K.npz`` but plays no further part: the next iteration collects with the earlier network again and
 fits from its weights, on the data so far (with ``--data all``, the rejected iteration's data too, which the earlier
 network collected). The verdict is ``checkpoints/iter-K.gate.json`` (``read_gate``), written atomically after the
@@ -45,6 +44,7 @@ import numpy as np
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.engine.rules import Rules
+from wizard_env.util.checks import short_repr
 from wizard_env.util.files import read_json, write_atomic
 
 from .pairing import Figure, pair, pm, verdict
@@ -80,10 +80,15 @@ def _table(rules: Rules, mine: int, candidate: str, earlier: str, deals: int, se
     return np.stack([first.mean(axis=1), rest.mean(axis=1)], axis=1)
 
 
+def check_rule(rule: object) -> None:
+    """ValueError unless ``rule`` is one of ``GATE_RULES``."""
+    if rule not in GATE_RULES:
+        raise ValueError(f"--gate-rule must be one of {', '.join(GATE_RULES)}, not {short_repr(rule)}")
+
+
 def keeps(previous: Figure, change: Figure, rule: str) -> bool:
     """Whether a gate under ``rule`` (``GATE_RULES``) keeps a candidate with these figures (the module's rules)."""
-    if rule not in GATE_RULES:
-        raise ValueError(f"--gate-rule must be one of {', '.join(GATE_RULES)}, not {rule!r}")
+    check_rule(rule)
     wins = previous.mean > 0 if rule == "means" else verdict(previous, change) == "climbs"
     return bool(wins and change.mean >= 0)
 
@@ -91,8 +96,7 @@ def keeps(previous: Figure, change: Figure, rule: str) -> bool:
 def play_gate(candidate: str, earlier: str, rules: Rules, deals: int, seed: int, rule: str = "means") -> dict:
     """The gate's verdict on the checkpoint ``candidate`` against the checkpoint ``earlier``: its figures and whether
     the candidate is kept under ``rule`` (``keeps``)."""
-    if rule not in GATE_RULES:  # before the games
-        raise ValueError(f"--gate-rule must be one of {', '.join(GATE_RULES)}, not {rule!r}")
+    check_rule(rule)  # before the games
     n = rules.num_players
     head = _table(rules, 1, candidate, earlier, deals, seed)
     new, old = (_table(rules, mine, candidate, earlier, deals, seed + 1)[:, 0] for mine in (n, 0))
@@ -126,7 +130,6 @@ def describe(iteration: int, verdict: dict) -> str:
     rule = verdict.get("rule", "means")  # verdicts written before --gate-rule: the means
     return (f"iteration {iteration}: gate ({rule}) over {verdict['deals']:,} deals against {verdict['earlier']}: head to head "
             f"{pm(figure['previous'])}, self-play change {pm(figure['self_play_change'])}: {what}")
-
 
 
 def iterations_played(iterations: int, patience: int, verdict_of: Callable[[int], dict | None]) -> int:

@@ -128,7 +128,7 @@ def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str
     if until is not None and until not in [s.name for s in recipe.steps]:
         raise ValueError(f"--until {until!r}: the recipe has no such step (steps: {', '.join(s.name for s in recipe.steps)})")
     check_out(recipe, out, resume)
-    theirs = None if reuse is None else read_reused(Path(reuse), out)  # before anything is written
+    reused = None if reuse is None else (Path(reuse), read_reused(Path(reuse), out))  # before anything is written
     out.mkdir(parents=True, exist_ok=True)
     ran: list[str] = []
     started = time.monotonic()
@@ -137,8 +137,8 @@ def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str
             _write_json(out / "recipe.json", {"format": FORMAT, "file": str(recipe.path), "recipe": recipe.raw})
             text = recipe.path.read_text(encoding="utf-8")
             write_atomic(out / "recipe.toml", lambda file: file.write(text))
-        if reuse is not None and theirs is not None:  # (theirs: read above)
-            reuse_steps(recipe, out, Path(reuse), theirs, log)
+        if reused is not None:
+            reuse_steps(recipe, out, *reused, log)
         for step in recipe.steps:
             folder = step_folder(out, step)
             head = f"recipe {recipe.name}: step {step.index}/{len(recipe.steps)} {step.name} ({step.kind})"

@@ -28,7 +28,7 @@ from wizard_env.util.checks import short_repr
 from . import rollout_values as rv
 from .common import check_ranges, rules_json
 from .evaluate import EVAL_BYTES_PER_GAME
-from .gate import GATE_RULES
+from .gate import check_rule
 from .opponent_pool import check_pool
 from .ray_collect import require_ray
 
@@ -123,8 +123,7 @@ def check_config(cfg: ValuesConfig) -> None:
     if cfg.gate == 1:  # an interval over deals needs two of them
         raise ValueError("--gate must be 0 (no gate) or at least 2 deals, not 1")
     options.check_memory("--gate", cfg.gate, EVAL_BYTES_PER_GAME * max(cfg.mix))
-    if cfg.gate_rule not in GATE_RULES:
-        raise ValueError(f"--gate-rule must be one of {', '.join(GATE_RULES)}, not {short_repr(cfg.gate_rule)}")
+    check_rule(cfg.gate_rule)
     if cfg.gate_rule != ValuesConfig.gate_rule and not cfg.gate:
         raise ValueError("--gate-rule applies with --gate only (the deals a gate plays)")
     if cfg.patience and not cfg.gate:
