@@ -1,6 +1,6 @@
 """``wizard recipe``: build a checkpoint by every step of a recipe file, in one command that resumes.
 
-    wizard recipe training/recipes/wizard-v9.toml --out runs/wizard-v9            # the shipped ppo, rebuilt (about 5.5 h)
+    wizard recipe training/recipes/wizard-v9.toml --out runs/wizard-v9            # the shipped ppo, rebuilt (about 6 h)
     wizard recipe training/recipes/wizard-v7.toml --out runs/wizard-v7            # ppo-v7, rebuilt (66 min)
     wizard recipe training/recipes/wizard-v9.toml --out runs/wizard-v9 --resume   # after a kill or a reboot
     wizard recipe my.toml --out runs/mine --until fit                             # the steps up to 'fit' only
