@@ -115,9 +115,12 @@ def without_speed_keys(raw: Any) -> Any:
     resumed run compares."""
     if not isinstance(raw, dict) or not isinstance(raw.get("step"), list):
         return raw
-    steps = [{k: v for k, v in t.items() if k not in SPEED_KEYS.get(str(t.get("kind")), ())} if isinstance(t, dict) else t
-             for t in raw["step"]]
-    return {**raw, "step": steps}
+    return {**raw, "step": [_step_settings(t) if isinstance(t, dict) else t for t in raw["step"]]}
+
+
+def _step_settings(table: dict) -> dict:
+    """A parsed step without the keys that change only how fast it runs (``SPEED_KEYS``)."""
+    return {k: v for k, v in table.items() if k not in SPEED_KEYS.get(str(table.get("kind")), ())}
 
 
 def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str | None = None,
@@ -212,9 +215,9 @@ def _not_reused(step: Step, ours: dict, theirs: dict | None, there: Path, folder
         return f"{folder} was started in this run"
     if theirs is None:
         return "that run has no step of this name"
-    change = first_change(without_speed_keys({"step": [theirs]}), without_speed_keys({"step": [ours]}))
+    change = first_change(_step_settings(theirs), _step_settings(ours), f"{step.name!r}: ")
     if change:
-        return f"its settings differ ({change.removeprefix('step 1 ')})"
+        return f"its settings differ ({change})"
     if not (there / DONE).is_file():
         return f"it is not finished there (no {there / DONE})"
     start = step.values_stages()[0].start if step.kind == "train-values" else ""

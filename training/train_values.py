@@ -108,8 +108,12 @@ class ValuesTrainer:
         """The checkpoint of the agent that collects ``iteration``'s data and whose weights its fit starts from: the
         previous iteration's (under ``--gate``, the last one the gate kept), or ``--start`` ("": RuleAgent, or with
         ``--no-advice`` random play, collects, and the fit starts fresh)."""
-        kept = [k for k in range(iteration) if not self.gated(k) or (read_gate(gate_path(self.checkpoint(k))) or {}).get("kept")]
+        kept = [k for k in range(iteration) if (self.verdict(k) or {}).get("kept")]
         return str(self.checkpoint(kept[-1])) if kept else self.cfg.start
+
+    def verdict(self, iteration: int) -> dict | None:
+        """The gate's verdict on ``iteration`` (None: not judged yet); ``{"kept": True}`` for one not gated."""
+        return read_gate(gate_path(self.checkpoint(iteration))) if self.gated(iteration) else {"kept": True}
 
     def gated(self, iteration: int) -> bool:
         """Whether ``iteration``'s network must pass ``--gate`` (not iteration 0 without ``--start``: no network before it)."""
@@ -122,8 +126,7 @@ class ValuesTrainer:
 
     def played(self) -> int:
         """The iterations the run plays: ``--iterations``, or fewer once ``--patience`` stops it (``gate.iterations_played``)."""
-        return iterations_played(self.cfg.iterations, self.cfg.patience,
-                                 lambda k: read_gate(gate_path(self.checkpoint(k))) if self.gated(k) else {"kept": True})
+        return iterations_played(self.cfg.iterations, self.cfg.patience, self.verdict)
 
     def judge(self, iteration: int) -> None:
         """If ``iteration`` is gated: play the gate, make ``latest.npz`` the network it keeps (the new one, or the one
