@@ -165,6 +165,21 @@ def test_a_resume_with_a_changed_recipe_a_used_folder_and_a_missing_run_are_refu
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
 
 
+@pytest.mark.parametrize("text, why", [("{not json", "Expecting property name"), ('{"format": 1}', "'recipe'"),
+                                       ('{"recipe": [1]}', "its recipe is not a table"),
+                                       ('{"recipe": {"step": [{"kind": "margins"}]}}', "no list of named steps")])
+def test_a_damaged_recipe_json_is_named_by_resume_and_by_reuse_and_nothing_is_written(tmp_path: Path, text, why):
+    path, run = write_recipe(tmp_path), tmp_path / "run"
+    run.mkdir()
+    (run / "recipe.json").write_text(text)
+    if "named steps" not in why:  # a recipe without named steps is damaged for --reuse; --resume names the change
+        with pytest.raises(ValueError, match=rf"--resume: {re.escape(str(run / 'recipe.json'))} is damaged \(.*{why}.*\): start the recipe again"):
+            quiet_run(path, run, resume=True)
+    with pytest.raises(ValueError, match=rf"--reuse: {re.escape(str(run / 'recipe.json'))} is damaged \(.*{why}"):
+        run_recipe(recipes.load(path), tmp_path / "new", reuse=run)
+    assert not (tmp_path / "new").exists() and [p.name for p in run.iterdir()] == ["recipe.json"]
+
+
 def test_a_resume_may_change_the_battery_workers_alone(tmp_path: Path):
     """The battery's worker count changes how fast it plays, not its figures: a resumed run takes it, and it reaches
     the suite's own settings; a change of anything else beside it is still refused."""

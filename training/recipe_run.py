@@ -100,10 +100,7 @@ def check_out(recipe: Recipe, out: Path, resume: bool) -> None:
         return
     if not saved.is_file():
         raise ValueError(f"--resume: no recipe run in {out} (no recipe.json)")
-    try:
-        before = json.loads(saved.read_text())["recipe"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"--resume: {saved} is damaged ({str(e)[:100]}): start the recipe again in another --out") from None
+    before = _saved_recipe(saved, "--resume", ": start the recipe again in another --out")
     change = first_change(without_speed_keys(before), without_speed_keys(json.loads(json.dumps(recipe.raw))))
     if change:
         raise ValueError(f"--resume: {recipe.path} is not the recipe {out} was started with ({change}): restore it, "
@@ -173,10 +170,22 @@ def read_reused(source: Path, out: Path) -> dict[str, dict]:
     saved = source / "recipe.json"
     if not saved.is_file():
         raise ValueError(f"--reuse {source}: no recipe run there (no recipe.json)")
+    steps = _saved_recipe(saved, "--reuse").get("step")
+    if not isinstance(steps, list) or not all(isinstance(t, dict) and isinstance(t.get("name"), str) for t in steps):
+        raise ValueError(f"--reuse: {saved} is damaged (its recipe has no list of named steps)")
+    return {t["name"]: t for t in steps}
+
+
+def _saved_recipe(saved: Path, option: str, remedy: str = "") -> dict:
+    """The parsed recipe a run's ``recipe.json`` holds; ValueError naming ``option``, the file and ``remedy`` where it
+    cannot be read."""
     try:
-        return {t["name"]: t for t in json.loads(saved.read_text())["recipe"]["step"]}
+        recipe = json.loads(saved.read_text())["recipe"]
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"--reuse: {saved} is damaged ({str(e)[:100]})") from None
+        raise ValueError(f"{option}: {saved} is damaged ({str(e)[:100]}){remedy}") from None
+    if not isinstance(recipe, dict):
+        raise ValueError(f"{option}: {saved} is damaged (its recipe is not a table){remedy}")
+    return recipe
 
 
 def reuse_steps(recipe: Recipe, out: Path, source: Path, theirs: dict[str, dict], log: Callable[[str], object]) -> list[str]:
