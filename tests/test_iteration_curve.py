@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import re
+from pathlib import Path
 import shutil
 
 import numpy as np
@@ -149,6 +150,21 @@ def test_listed_checkpoints_keep_their_order_and_quiet_prints_no_progress(runs, 
     data = json.loads((tmp_path / "out" / iteration_curve.JSON_NAME).read_text())
     assert [row["label"] for row in data["rows"]] == ["iter-1.npz", "iter-0.npz"] and data["run"] is None
     assert "pimc" not in data["rows"][1]["figures"] and "vs three `pimc" not in stdout
+
+
+def test_listed_checkpoints_take_shipped_networks_by_name_and_refuse_one_file_twice(runs):
+    from wizard_env.agents.ppo_agent import SHIPPED
+    file = str(runs[1] / "checkpoints" / "iter-0.npz")
+    listed = iteration_curve.listed_checkpoints(["ppo-v7", " ppo-v8", file])
+    assert [(c.label, c.path) for c in listed] == [("ppo-v7", str(SHIPPED["ppo-v7"])), ("ppo-v8", str(SHIPPED["ppo-v8"])),
+                                                   ("iter-0.npz", file)]
+    assert all(Path(c.path).is_file() for c in listed)
+    with pytest.raises(ValueError, match=re.escape(f"--checkpoints names ppo-v9 twice (ppo is the same file, {SHIPPED['ppo-v9']})")):
+        iteration_curve.listed_checkpoints(["ppo", "ppo-v8", "ppo-v9"])
+    with pytest.raises(ValueError, match=re.escape("--checkpoints names ppo-v8 twice (")):
+        iteration_curve.listed_checkpoints([str(SHIPPED["ppo-v8"]), "ppo-v8"])
+    with pytest.raises(ValueError, match="names ppo-v8 twice: a checkpoint against itself"):
+        iteration_curve.listed_checkpoints(["ppo-v8", "ppo-v8"])
 
 
 def _damaged_run(runs, tmp_path) -> str:

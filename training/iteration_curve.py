@@ -39,6 +39,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from wizard_env.agents.ppo_agent import SHIPPED
 from wizard_env.agents.registry import make_agent, parse_spec
 from wizard_env.engine.rules import Rules
 from wizard_env.render.replay_text import describe_rules
@@ -114,16 +115,22 @@ def run_checkpoints(run: str | os.PathLike) -> list[Checkpoint]:
 
 
 def listed_checkpoints(paths: Sequence[str]) -> list[Checkpoint]:
-    """``--checkpoints``' files in order, labelled by file name (by the path where two names agree)."""
-    paths = [p.strip() for p in paths]
-    if not all(paths):
-        raise ValueError("--checkpoints: an empty name in the list (give checkpoint paths separated by ',')")
-    twice = next((p for i, p in enumerate(paths) if p in paths[:i]), None)
+    """``--checkpoints``' files, or shipped networks by name (``ppo-v8``: its file), in order; a file is labelled by
+    its name (by the path where two names agree), a shipped network by the name given."""
+    given = [p.strip() for p in paths]
+    if not all(given):
+        raise ValueError("--checkpoints: an empty name in the list (give checkpoint paths or shipped names such as "
+                         "ppo-v8, separated by ',')")
+    files = [str(SHIPPED[p]) if p in SHIPPED else p for p in given]
+    twice = next((i for i, f in enumerate(files) if os.path.abspath(f) in map(os.path.abspath, files[:i])), None)
     if twice is not None:
-        raise ValueError(f"--checkpoints names {twice} twice: a checkpoint against itself is level by construction")
-    names = [Path(p).name for p in paths]
-    labels = names if len(set(names)) == len(names) else paths
-    return [Checkpoint(label, path) for label, path in zip(labels, paths)]
+        first = given[[os.path.abspath(f) for f in files].index(os.path.abspath(files[twice]))]
+        same = "" if first == given[twice] else f" ({first} is the same file, {files[twice]})"
+        raise ValueError(f"--checkpoints names {given[twice]} twice{same}: a checkpoint against itself is level by "
+                         "construction")
+    names = [g if g in SHIPPED else Path(g).name for g in given]
+    labels = names if len(set(names)) == len(names) else given
+    return [Checkpoint(label, file) for label, file in zip(labels, files)]
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,15 @@
     wizard eval-iterations runs/exit --games 1000                    # the start and every iter-K of a run
     wizard eval-iterations runs/exit --games 1000 --pimc-games 200   # also each against three pimc:samples=16 (slow)
     wizard eval-iterations --checkpoints a.npz,b.npz,c.npz --out runs/climb-abc
+    wizard eval-iterations --checkpoints ppo-v7,ppo-v8,ppo-v9 --out runs/climb-shipped  # shipped networks by name
 
 Give either a run folder (RUN: its ``checkpoints/iter-K.npz`` by K, after the network ``--start`` named, if any)
-or ``--checkpoints`` (files in the order given). Every checkpoint is measured on duplicate deals against three
-``rule`` (seed S), as four copies against four ``rule`` paired by deal per player (S + 1) with the change from
-the row above paired by deal, head to head against three copies of the row above (S + 2) and, with
-``--pimc-games``, against three ``--pimc`` (S + 3); each row gets a verdict (climbs, level, falls back). Prints the
-Markdown table and writes ``climb.md``, ``climb.json`` and ``climb.png`` into ``--out``. The method, and the rule
-of the verdict, are ``wizard_env.training.iteration_curve``'s.
+or ``--checkpoints`` (files, or shipped networks by name, in the order given). Every checkpoint is measured on
+duplicate deals against three ``rule`` (seed S), as four copies against four ``rule`` paired by deal per player
+(S + 1) with the change from the row above paired by deal, head to head against three copies of the row above
+(S + 2) and, with ``--pimc-games``, against three ``--pimc`` (S + 3); each row gets a verdict (climbs, level, falls
+back). Prints the Markdown table and writes ``climb.md``, ``climb.json`` and ``climb.png`` into ``--out``. The
+method, and the rule of the verdict, are ``wizard_env.training.iteration_curve``'s.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="a wizard train-values run folder: its checkpoints/iter-K.npz by K, after the checkpoint "
                        "its config.json names as train.start (latest.npz is left out)")
     which.add_argument("--checkpoints", metavar="A,B,...",
-                       help="instead of RUN (give one or the other): checkpoint files, or run folders (their latest), in this "
-                       "order, separated by ',' (so a path here may not contain one)")
+                       help="instead of RUN (give one or the other): checkpoint files, run folders (their latest) or shipped "
+                       "networks by name (ppo-v1,ppo-v2: the shipped line), in this order, separated by ',' (so a path "
+                       "here may not contain one)")
     parser.add_argument("--games", type=options.int_type, default=iteration_curve.DEFAULT_DEALS, metavar="G",
                         help=f"deals per table, each played in every rotation (default {iteration_curve.DEFAULT_DEALS:,})")
     parser.add_argument("--seed", type=options.seed_type, default=iteration_curve.DEFAULT_SEED, metavar="S",
