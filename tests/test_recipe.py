@@ -316,6 +316,27 @@ def test_wizard_v9_is_wizard_v8s_recipe_then_a_step_from_wizard_v8_gated_on_4000
     assert v9.step("battery").keys["references"] == ["ppo-v8", "ppo-v7"]
 
 
+def test_wizard_v10_is_wizard_v9s_recipe_then_a_step_from_wizard_v9_that_keeps_only_a_climb():
+    """wizard-v10.toml extends wizard-v9.toml, every step of it unchanged, with the step ``ascend`` right after
+    ``climb``: climb's settings from the shipped wizard-v9.npz, reading the data of wizard-v9's four data-making steps,
+    under ``--gate-rule climbs`` with ``--patience 2``, a pool one network later and its own seed; ascend's is the
+    network wizard-v10.npz records (iteration 1, the one its gate kept of two), and the battery measures it against
+    the two networks before it."""
+    v10, v9 = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v10", "wizard-v9"))
+    assert [s.name for s in v10.steps] == ["v5data", "data", "infer", "climb", "ascend", "battery", "publish"]
+    assert all(v10.step(name) == v9.step(name) for name in ("v5data", "data", "infer", "climb"))
+    (cfg,) = v10.step("ascend").values_stages()
+    (climb,) = v9.step("climb").values_stages()
+    changed = {"start", "data_from", "gate_rule", "patience", "pool", "seed"}
+    assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in changed} == \
+        {k: v for k, v in dataclasses.asdict(climb).items() if k not in changed}
+    assert (cfg.data_from, cfg.gate, cfg.gate_rule, cfg.patience, cfg.pool, cfg.seed) == \
+        (["v5data", "data", "infer", "climb"], 4000, "climbs", 2, ["previous", "ppo-v8", "ppo-v7", "ppo-v6"], 10)
+    assert_recorded(cfg, "wizard-v10", "wizard-v9.npz", 1)
+    assert v10.step("battery").keys["checkpoint"] == v10.step("publish").keys["checkpoint"] == "ascend"
+    assert v10.step("battery").keys["references"] == ["ppo-v9", "ppo-v8"]
+
+
 def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data_step():
     """wizard-v6.toml's v5data step is wizard-v5.toml's data step, setting for setting: the data it rebuilds are
     those the start of its gated step (wizard-v5.npz) was fitted on."""
