@@ -122,9 +122,10 @@ def listed_checkpoints(paths: Sequence[str]) -> list[Checkpoint]:
         raise ValueError("--checkpoints: an empty name in the list (give checkpoint paths or shipped names such as "
                          "ppo-v8, separated by ',')")
     files = [str(SHIPPED[p]) if p in SHIPPED else p for p in given]
-    twice = next((i for i, f in enumerate(files) if os.path.abspath(f) in map(os.path.abspath, files[:i])), None)
+    absolute = [os.path.abspath(f) for f in files]
+    twice = next((i for i, a in enumerate(absolute) if a in absolute[:i]), None)
     if twice is not None:
-        first = given[[os.path.abspath(f) for f in files].index(os.path.abspath(files[twice]))]
+        first = given[absolute.index(absolute[twice])]
         same = "" if first == given[twice] else f" ({first} is the same file, {files[twice]})"
         raise ValueError(f"--checkpoints names {given[twice]} twice{same}: a checkpoint against itself is level by "
                          "construction")
