@@ -107,10 +107,10 @@ def check_out(recipe: Recipe, out: Path, resume: bool) -> None:
                          "or run the changed recipe into another --out")
 
 
-def without_speed_keys(raw: Any) -> Any:
+def without_speed_keys(raw: dict) -> dict:
     """A parsed recipe without the keys of its steps that change only how fast they run (``SPEED_KEYS``): what a
     resumed run compares."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("step"), list):
+    if not isinstance(raw.get("step"), list):
         return raw
     return {**raw, "step": [_step_settings(t) if isinstance(t, dict) else t for t in raw["step"]]}
 
