@@ -383,3 +383,46 @@ def test_a_run_stopped_by_patience_ends_there_resumes_past_it_with_more_and_its_
     with pytest.raises(ValueError, match="--patience applies with --gate only"):
         run(tmp_path / "ungated", dataclasses.replace(TINY, patience=2))
     assert not (tmp_path / "ungated").exists()
+
+
+def test_soup_judges_an_iteration_after_rejected_ones_as_the_mean_of_their_fits_and_keeps_it_as_any(tmp_path: Path, monkeypatch):
+    from wizard_env.training import gate, train_values
+
+    def judged(candidate, earlier, game, deals, seed, rule):  # the real games; iterations 1, 2 and 4 rejected
+        return {**gate.play_gate(candidate, earlier, game, deals, seed, rule), "kept": Path(candidate).name == "iter-3.npz"}
+
+    monkeypatch.setattr(train_values, "play_gate", judged)
+    cfg = dataclasses.replace(TINY, iterations=5, gate=4)
+    plain, souped, lines = tmp_path / "plain", tmp_path / "souped", []
+    run(plain, cfg)
+    run_training(dataclasses.replace(cfg, soup=True), RULES, souped, quiet=False, log=lines.append, rounds=3)
+
+    def weights(out, k):
+        return load_checkpoint(out / "checkpoints" / f"iter-{k}.npz")[1]
+
+    # iterations 0-3 collect with iteration 0 in both runs, so each fit is the same; the soup averages those since it
+    fits = [weights(plain, k) for k in range(4)]
+    for k, averaged in [(1, [1]), (2, [1, 2]), (3, [1, 2, 3])]:
+        soup = weights(souped, k)
+        assert all(np.allclose(soup[name], np.mean([fits[j][name] for j in averaged], axis=0), atol=1e-6) for name in soup)
+    differ = [not all(np.array_equal(a[k], b[k]) for k in a) for a, b in [(fits[1], fits[2]), (fits[3], weights(souped, 3))]]
+    assert differ == [True, True]  # the fits differ, so a mean is none of them
+    counts = [load_checkpoint(souped / "checkpoints" / f"iter-{k}.npz")[0]["soup_fits"] for k in range(5)]
+    assert counts == [1, 1, 2, 3, 1]  # iteration 4 fits from the kept soup: its own weights alone
+    latest = load_checkpoint(souped / "checkpoints" / "latest.npz")[1]
+    assert all(np.array_equal(latest[k], weights(souped, 3)[k]) for k in latest)  # the kept soup is the network kept
+    assert f"iteration 3: judged as the mean of the weights of 3 fits from {souped / 'checkpoints' / 'iter-0.npz'} (--soup): " \
+           "its own and the 2 rejected before it" in lines
+    assert "soup_fits" not in load_checkpoint(plain / "checkpoints" / "iter-2.npz")[0]
+    # benchmarks/soup_gate.py averages fits as the trainer does, and plays the gate on them
+    from benchmarks import soup_gate
+
+    fits_12, mean = [str(plain / "checkpoints" / f"iter-{k}.npz") for k in (1, 2)], tmp_path / "mean.npz"
+    args = ["--earlier", str(plain / "checkpoints" / "iter-0.npz"), "--deals", "2", "--out", str(mean), *fits_12]
+    assert soup_gate.main(args) == 0
+    assert all(np.allclose(load_checkpoint(mean)[1][k], weights(souped, 2)[k], atol=1e-6) for k in fits[1])
+    stamp = mean.stat().st_mtime_ns
+    assert soup_gate.main(args) == 2 and mean.stat().st_mtime_ns == stamp  # an --out that exists is not replaced
+    with pytest.raises(ValueError, match="--soup applies with --gate only"):
+        run(tmp_path / "ungated", dataclasses.replace(TINY, soup=True))
+    assert not (tmp_path / "ungated").exists()

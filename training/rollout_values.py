@@ -240,6 +240,13 @@ def network_weights(net) -> dict[str, np.ndarray]:
     return weights
 
 
+def mean_weights(parts: list[tuple[dict[str, np.ndarray], int]]) -> dict[str, np.ndarray]:
+    """The mean of networks' weights of one shape, each ``(weights, count)`` counted ``count`` times (a mean of that
+    many fits already): ``--soup``'s candidate."""
+    total = sum(count for _, count in parts)
+    return {k: np.sum([w[k].astype(np.float64) * count for w, count in parts], axis=0) / total for k in parts[0][0]}
+
+
 def set_network_weights(net, weights: dict[str, np.ndarray]) -> None:
     """Load ``network_weights`` output (e.g. a checkpoint's) back into a network of the same shape."""
     import torch

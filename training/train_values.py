@@ -50,7 +50,8 @@ that reads advice. ``--search-top`` keeps its meaning, the action played taking 
 ``run_training(..., minutes=M)`` (``wizard baseline values``) caps the run's wall time: once M minutes have passed, no
 new chunk is collected and the run stops at the last finished iteration (the chunks of the unfinished one stay for
 ``--resume``); the first iteration is always finished, so a run has an agent. ``--patience`` stops a gated run
-the same way once its gate has rejected that many iterations in a row (``gate.iterations_played``).
+the same way once its gate has rejected that many iterations in a row (``gate.iterations_played``). ``--soup`` judges an
+iteration after rejected ones as the mean of its fit's weights and theirs (``ValuesTrainer.soup``, ``gate``).
 
 The module runs past 400 lines because ``ValuesTrainer`` is one run: its data, fits, gate and stops share the
 run's folder, settings and clock; the rules they apply live beside it (``gate``, ``chunk_worker``, ``values_config``).
@@ -260,16 +261,33 @@ class ValuesTrainer:
         train, check = np.flatnonzero(~held_out), np.flatnonzero(held_out)[:30_000]
         loss = rv.fit(net, samples, train, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed + iteration, cfg.features,
                       advice=cfg.advice)
+        fits = self.soup(iteration, net)
         bonus = phase_bonus(advice_bonus(cfg), cfg.advice, str(self.out))
         stats = {"decisions": int(len(train)), "loss": loss,
                  **(rv.gains(net, samples, check, bonus, cfg.features, advice=cfg.advice) if check.size else {})}
         config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far)
         config["wall_seconds"] = round(time.monotonic() - self.started, 1)  # the run's, over all its sessions
+        if cfg.soup:
+            config["soup_fits"] = fits
         weights = rv.network_weights(net)
         save_checkpoint(self.checkpoint(iteration), config, weights)
         if not self.gated(iteration):  # else the gate's verdict decides
             save_checkpoint(self.out / "checkpoints" / "latest.npz", config, weights)
         return PPOAgent(config, weights, seed=np.random.default_rng([cfg.seed, 7])), stats
+
+    def soup(self, iteration: int, net) -> int:
+        """Under ``--soup``, after a rejected iteration: give ``net`` (``iteration``'s fit) the mean of its weights and
+        those of the fits the gate rejected since the network that collects, all fitted from its weights (the rejected
+        checkpoint holds their mean already, over its ``soup_fits``); how many fits ``net`` then averages (1: its own)."""
+        if not (self.cfg.soup and iteration and (self.verdict(iteration - 1) or {}).get("kept") is False):
+            return 1
+        config, earlier = load_checkpoint(self.checkpoint(iteration - 1))
+        count = int(config.get("soup_fits", 1))  # 1: a fit of its own (a run given --soup on --resume)
+        rv.set_network_weights(net, rv.mean_weights([(earlier, count), (rv.network_weights(net), 1)]))
+        if not self.quiet:
+            self.log(f"iteration {iteration}: judged as the mean of the weights of {count + 1} fits from "
+                     f"{self.before(iteration)} (--soup): its own and the {count} rejected before it")
+        return count + 1
 
     def evaluate(self, agent: PPOAgent, samples: int) -> dict:
         """Duplicate deals of ``agent`` against RuleAgents at ``--players``, added to the curve; the curve row."""

@@ -69,6 +69,7 @@ class ValuesConfig:
     gate: int = 0  #: after each fit, duplicate deals of the new network against the one whose weights it started from, head to head and in self-play: it is kept (collects the next iteration, becomes latest.npz) only if it wins head to head and does not lose in self-play (--gate-rule says how sure), else the next iteration collects and fits from the earlier network again (0: no gate, every iteration kept); more deals keep fewer worse fits: one 1 point worse in self-play passes 1,000 deals about one time in four, 4,000 one in nine
     gate_rule: str = "means"  #: with --gate, when a new network is kept: means (it wins head to head and does not lose in self-play, on the means over the gate's deals) or climbs (as means, and the head-to-head interval lies above 0: a step wizard eval-iterations would call climbs on those deals; a level fit is rejected, and so is a gain smaller than the deals can show)
     patience: int = 0  #: with --gate, stop the run once this many iterations in a row were rejected (the gate cannot tell the fits from the network that keeps collecting), before --iterations; a resume with a larger value, or 0, goes on (0: play every iteration)
+    soup: bool = False  #: with --gate, an iteration after rejected ones is judged, and kept, as the mean of the weights of its fit and theirs (every fit since the network that collects, all fitted from its weights): a rejected fit is not lost, and the mean of two such fits from wizard-v10 was better than the second alone (docs/recipes.md)
     advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
 
 
@@ -91,12 +92,12 @@ TARGETS = ("rollout", "search")
 #: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
 #: records the settings it was made with.
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address",
-                     "gate_rule", "patience")
+                     "gate_rule", "patience", "soup")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
                   "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
                   "advice": True, "data_from": [], "gate": 0, "search_infer": False, "gate_rule": "means",
-                  "patience": 0}
+                  "patience": 0, "soup": False}
 #: The settings that are lists of strings (the other lists hold integers).
 STRING_LISTS = ("pool", "data_from")
 
@@ -128,6 +129,8 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError("--gate-rule applies with --gate only (the deals a gate plays)")
     if cfg.patience and not cfg.gate:
         raise ValueError("--patience applies with --gate only (it counts the iterations the gate rejected)")
+    if cfg.soup and not cfg.gate:
+        raise ValueError("--soup applies with --gate only (it averages the fits the gate rejected)")
     if not cfg.advice:
         check_from_scratch(cfg)
     if cfg.play_margin is not None:

@@ -96,6 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--search-infer", action="store_const", const=True, help=docs["search_infer"])
     parser.add_argument("--data", choices=DATA, help=f"{docs['data']} (default {d.data})")
     parser.add_argument("--gate-rule", choices=GATE_RULES, help=f"{docs['gate_rule']} (default {d.gate_rule})")
+    parser.add_argument("--soup", action="store_const", const=True, help=docs["soup"])
     parser.add_argument("--data-from", metavar="DIR,DIR,...", help=docs["data_from"])
     parser.add_argument("--mix", action=Given,
                         help=f"{docs['mix']} (default {','.join(map(str, d.mix))}); --players sets the count of the evaluations")
