@@ -6,11 +6,11 @@ Usage::
         --deals 4000 --out runs/soup.npz RUN/checkpoints/iter-0.npz RUN/checkpoints/iter-1.npz
 
 The checkpoints (fits of one network, all from ``--earlier``'s weights, as a gated run's rejected iterations are) are
-averaged into ``--out`` (``rollout_values.mean_weights``; the first one's config), which then meets ``--earlier`` on the
-deals of the gate of iteration ``--iteration`` of a run seeded ``--run-seed`` (``gate.gate_seed``): one against three,
-and four copies against four, paired by deal (``gate.play_gate``). It prints both figures and the verdicts of the two
-gate rules, so a mean and each of its parts are compared on the same deals. The checkpoint is written atomically and
-only where nothing else is.
+averaged into ``--out`` (``rollout_values.mean_weights``; the first one's config, with ``soup_fits``), which then
+meets ``--earlier`` on the deals of the gate of iteration ``--iteration`` of a run seeded ``--run-seed``
+(``gate.gate_seed``): one against three, and four copies against four, paired by deal (``gate.play_gate``). It prints
+both figures and the verdicts of the two gate rules, so a mean and each of its parts are compared on the same deals.
+The checkpoint is written atomically and only where nothing else is.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         shapes = [{k: w.shape for k, w in weights.items()} for _, weights in loaded]
         if any(shape != shapes[0] for shape in shapes):
             raise ValueError("the checkpoints are networks of different shapes: only fits of one network average")
-        save_checkpoint(args.out, loaded[0][0], mean_weights([(weights, 1) for _, weights in loaded]))
+        save_checkpoint(args.out, {**loaded[0][0], "soup_fits": len(loaded)}, mean_weights([(weights, 1) for _, weights in loaded]))
         r = loaded[0][0]["rules"]  # the game the fits were trained at
         rules = Rules.make(r["num_players"], r["rounds"], r["bidding"], r["bid_total_rule"], r["foresight"])
         verdict = play_gate(args.out, args.earlier, rules, args.deals, gate_seed(args.run_seed, args.iteration))

@@ -421,6 +421,7 @@ def test_soup_judges_an_iteration_after_rejected_ones_as_the_mean_of_their_fits_
     args = ["--earlier", str(plain / "checkpoints" / "iter-0.npz"), "--deals", "2", "--out", str(mean), *fits_12]
     assert soup_gate.main(args) == 0
     assert all(np.allclose(load_checkpoint(mean)[1][k], weights(souped, 2)[k], atol=1e-6) for k in fits[1])
+    assert load_checkpoint(mean)[0]["soup_fits"] == 2
     stamp = mean.stat().st_mtime_ns
     assert soup_gate.main(args) == 2 and mean.stat().st_mtime_ns == stamp  # an --out that exists is not replaced
     with pytest.raises(ValueError, match="--soup applies with --gate only"):
