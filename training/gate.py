@@ -31,7 +31,8 @@ own fit and of every fit rejected since the network that collects (``ValuesTrain
 from that network's weights, so their mean is a network near them all (a "model soup"), and it carries the data of
 each. The checkpoint records how many fits it averages (``soup_fits``); a kept one collects and starts the next fits
 as any kept network does. From wizard-v10, where the gate rejected two fits, their mean was better than each of them
-head to head and in self-play on that one's gate deals (docs/recipes.md, "Fits from wizard-v10, and --soup").
+head to head and in self-play on that one's gate deals, and the mean of three was kept under ``climbs`` (docs/recipes.md,
+"Fits from wizard-v10, and --soup").
 
 ``--patience N`` stops a gated run once N iterations in a row were rejected (``iterations_played``): the next would
 collect with the same network again, and the gate could not tell its fits from that network. The run then ends
