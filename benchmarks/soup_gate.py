@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from wizard_env.agents.ppo_agent import load_checkpoint, save_checkpoint
-from wizard_env.engine.rules import Rules
+from wizard_env.training.common import json_rules
 from wizard_env.training.gate import gate_seed, keeps, play_gate
 from wizard_env.training.pairing import Figure, pm
 from wizard_env.training.rollout_values import mean_weights
@@ -44,8 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         if any(shape != shapes[0] for shape in shapes):
             raise ValueError("the checkpoints are networks of different shapes: only fits of one network average")
         save_checkpoint(args.out, {**loaded[0][0], "soup_fits": len(loaded)}, mean_weights([(weights, 1) for _, weights in loaded]))
-        r = loaded[0][0]["rules"]  # the game the fits were trained at
-        rules = Rules.make(r["num_players"], r["rounds"], r["bidding"], r["bid_total_rule"], r["foresight"])
+        rules = json_rules(loaded[0][0]["rules"])  # the game the fits were trained at (load_checkpoint checked them)
         verdict = play_gate(args.out, args.earlier, rules, args.deals, gate_seed(args.run_seed, args.iteration))
     except ValueError as e:
         print(f"soup_gate: {e}", file=sys.stderr)

@@ -30,6 +30,12 @@ def rules_json(rules: Rules) -> dict[str, Any]:
             "bid_total_rule": rules.bid_total_rule, "foresight": rules.foresight}
 
 
+def json_rules(saved: dict[str, Any]) -> Rules:
+    """Inverse of ``rules_json``: the rules a run's config.json or a checkpoint stores; KeyError, TypeError or
+    ValueError where they make no game, for the caller to name the file."""
+    return Rules.make(saved["num_players"], saved["rounds"], saved["bidding"], saved["bid_total_rule"], saved["foresight"])
+
+
 def rule_opponents(setting: Setting, command: str) -> str:
     """The agent spec of ``setting``'s opponents when they are RuleAgents, whom ``command`` trains and evaluates
     against; ValueError for a setting with other opponents."""

@@ -26,7 +26,7 @@ from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
 from . import rollout_values as rv
-from .common import check_ranges, rules_json
+from .common import check_ranges, json_rules, rules_json
 from .evaluate import EVAL_BYTES_PER_GAME
 from .gate import check_rule
 from .opponent_pool import check_pool
@@ -235,10 +235,8 @@ def saved_rules(config: dict, path: Path) -> tuple[Rules, str | int | list[int],
     player mix and the name of its setting (None without one); ValueError naming ``path`` where they are not a game's.
     A run saved before config.json held its ``--rounds`` played the standard rounds where its rules have them, or
     else its rules' hand sizes at every player count."""
-    rules_dict = config["rules"]
     try:
-        rules = Rules.make(rules_dict["num_players"], rules_dict["rounds"], rules_dict["bidding"],
-                           rules_dict["bid_total_rule"], rules_dict["foresight"])
+        rules = json_rules(config["rules"])
         rounds = config.get("rounds")
         if rounds is None:
             standard = rules.hand_sizes == Rules.make(rules.num_players, "standard").hand_sizes
