@@ -337,6 +337,28 @@ def test_wizard_v10_is_wizard_v9s_recipe_then_a_step_from_wizard_v9_that_keeps_o
     assert v10.step("battery").keys["references"] == ["ppo-v9", "ppo-v8"]
 
 
+def test_wizard_v11_is_wizard_v10s_recipe_then_a_step_from_wizard_v10_that_judges_rejected_fits_as_a_mean():
+    """wizard-v11.toml extends wizard-v10.toml, every step of it unchanged, with the step ``rise`` right after
+    ``ascend``: ascend's settings from the shipped wizard-v10.npz, reading the data of wizard-v10's five data-making
+    steps, with ``--soup`` and ``--patience 4`` (so two rejected fits do not end it), a pool one network later and its
+    own seed; rise's is the network wizard-v11.npz records (iteration 2, the mean of three fits), and the battery
+    measures it against the two networks before it."""
+    v11, v10 = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v11", "wizard-v10"))
+    assert [s.name for s in v11.steps] == ["v5data", "data", "infer", "climb", "ascend", "rise", "battery", "publish"]
+    assert all(v11.step(name) == v10.step(name) for name in ("v5data", "data", "infer", "climb", "ascend"))
+    (cfg,) = v11.step("rise").values_stages()
+    (ascend,) = v10.step("ascend").values_stages()
+    changed = {"start", "data_from", "patience", "soup", "pool", "seed", "iterations"}
+    assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in changed} == \
+        {k: v for k, v in dataclasses.asdict(ascend).items() if k not in changed}
+    assert (cfg.data_from, cfg.patience, cfg.soup, cfg.pool, cfg.seed, cfg.iterations) == \
+        (["v5data", "data", "infer", "climb", "ascend"], 4, True, ["previous", "ppo-v9", "ppo-v8", "ppo-v7"], 11, 3)
+    assert_recorded(cfg, "wizard-v11", "wizard-v10.npz", 2)
+    assert load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v11.npz")[0]["soup_fits"] == 3
+    assert v11.step("battery").keys["checkpoint"] == v11.step("publish").keys["checkpoint"] == "rise"
+    assert v11.step("battery").keys["references"] == ["ppo-v10", "ppo-v9"]
+
+
 def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data_step():
     """wizard-v6.toml's v5data step is wizard-v5.toml's data step, setting for setting: the data it rebuilds are
     those the start of its gated step (wizard-v5.npz) was fitted on."""

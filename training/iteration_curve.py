@@ -297,7 +297,8 @@ def plot(data: dict[str, Any]) -> Any:
         ax.errorbar([x for x, _ in at], [f["mean"] for _, f in at], yerr=[f["ci95"] or 0 for _, f in at], marker="o",
                     capsize=4)
         ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_xticks(range(len(labels)), labels, **({"rotation": 30, "ha": "right"} if max(map(len, labels)) > 8 else {}))
+        crowded = max(map(len, labels)) * len(labels) > 42  # about what fits a panel's width unturned
+        ax.set_xticks(range(len(labels)), labels, **({"rotation": 30, "ha": "right"} if crowded else {}))
         ax.set(title=title, ylabel="score difference per game (95% CI)", xlim=(-0.5, len(labels) - 0.5))
     fig.suptitle(f"{data['rules_text']}\n{data['deals']:,} duplicate deals per table, seed {data['seed']}", fontsize=9)
     return fig
