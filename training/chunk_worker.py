@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
-from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
+from .common import json_rules
 from .opponent_pool import build_pool
 
 
@@ -34,7 +34,7 @@ def _chunk_samples(task: tuple, agent: tuple[dict, dict] | None = None, read: di
     if checkpoint:
         config, weights = agent if agent is not None else load_checkpoint(checkpoint)
         behaviour = PPOAgent(config, weights, seed=np.random.default_rng([seed, 3]), source=checkpoint)
-    return rv.collect_values(Rules.make(**rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour,
+    return rv.collect_values(json_rules(rules), games, seed, phases, share, behaviour=behaviour, rollout=behaviour,
                              search_samples=search_samples, search_top=search_top, rule_tables=rule_tables,
                              pool=build_pool(pool, seed, read), pool_tables=pool_tables, advice=advice,
                              search_infer=search_infer)
