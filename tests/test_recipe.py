@@ -394,7 +394,7 @@ def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_n
 def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_network_the_gate_kept(tmp_path: Path):
     from wizard_env.training.gate import gate_path, read_gate
 
-    first = TINY.split("[[step.stage]]")[0].replace("eval_deals = 2", "eval_deals = 2\ngate = 4\niterations = 2")
+    first = TINY.split("[[step.stage]]")[0].replace("eval_deals = 2", "eval_deals = 2\ngate = 4\niterations = 2\nconfirm = 6")
     text = first + '[[step]]\nname = "publish"\nkind = "publish"\ncheckpoint = "data"\n'
     out = tmp_path / "run"
     quiet_run(write_recipe(tmp_path, text), out)
@@ -410,6 +410,8 @@ def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_n
     run_recipe(recipes.load(tmp_path / "tiny.toml"), out, True, None, log=lines.append)
     assert read_gate(gate_path(checkpoints / "iter-1.npz")) == verdict  # played again, on the same deals
     assert not any("finished earlier, kept" in line for line in lines)
+    assert any("--gate 4 --confirm 6 " in line for line in lines)  # the recipe key is the option
+    assert verdict.get("confirm", {"deals": 6})["deals"] == 6  # confirmed where the gate kept it
 
 
 

@@ -339,6 +339,52 @@ def test_a_gate_rule_without_a_gate_or_of_another_name_is_refused_before_anythin
         assert not (tmp_path / "run").exists()
 
 
+def test_confirm_plays_a_kept_network_again_on_other_deals_and_keeps_it_only_if_kept_there_too(tmp_path: Path, monkeypatch):
+    from wizard_env.training import gate, train_values
+
+    played = []
+
+    def judged(candidate, earlier, game, deals, seed, rule):  # the real games; iter-1 passes the gate and not its confirmation
+        verdict = gate.play_gate(candidate, earlier, game, deals, seed, rule)
+        played.append((Path(candidate).name, deals, seed))
+        return {**verdict, "kept": Path(candidate).name == "iter-2.npz" or deals == 4}
+
+    monkeypatch.setattr(train_values, "play_gate", judged)
+    lines: list[str] = []
+    out = tmp_path / "run"
+    cfg = dataclasses.replace(TINY, iterations=3, gate=4, confirm=6)
+    run_training(cfg, RULES, out, quiet=False, log=lines.append, rounds=3)
+    # each gate that keeps is played again on 6 deals of its own seed; the first gate is its usual one
+    assert [(name, deals) for name, deals, _ in played] == [("iter-1.npz", 4), ("iter-1.npz", 6), ("iter-2.npz", 4), ("iter-2.npz", 6)]
+    seeds = [seed for _, _, seed in played]
+    assert len(set(seeds)) == 4 and seeds[0] == gate.gate_seed(cfg.seed, 1) and seeds[1] == gate.confirm_seed(cfg.seed, 1)
+    checkpoints = out / "checkpoints"
+    first, second = (gate.read_gate(gate.gate_path(checkpoints / f"iter-{k}.npz")) for k in (1, 2))
+    assert first["kept"] is False and first["confirm"]["kept"] is False and first["confirm"]["deals"] == 6
+    assert second["kept"] is True and second["confirm"]["kept"] is True and second["earlier"].endswith("iter-0.npz")
+    assert set(first["confirm"]["previous"]) == {"mean", "ci95"} and first["previous"] != first["confirm"]["previous"]
+    line = next(l for l in lines if l.startswith("iteration 1: gate"))
+    assert "confirmed over 6 other deals" in line and "(not kept there)" in line and line.endswith("again")
+    latest, kept = load_checkpoint(checkpoints / "latest.npz")[1], load_checkpoint(checkpoints / "iter-2.npz")[1]
+    assert all(np.array_equal(latest[k], kept[k]) for k in kept)
+    # a gate that rejects plays no confirmation; a resume may add --confirm, and the verdicts written stand
+    monkeypatch.setattr(train_values, "play_gate", lambda *a: {**judged(*a), "kept": False})
+    run(out, dataclasses.replace(cfg, iterations=4), resume=True)
+    assert [deals for _, deals, _ in played[4:]] == [4] and "confirm" not in gate.read_gate(gate.gate_path(checkpoints / "iter-3.npz"))
+    assert gate.read_gate(gate.gate_path(checkpoints / "iter-1.npz")) == first
+
+
+@pytest.mark.parametrize(("cfg", "message"), [
+    (dataclasses.replace(TINY, confirm=4), "--confirm applies with --gate only"),
+    (dataclasses.replace(TINY, gate=4, confirm=1), "--confirm must be 0 .* not 1"),
+    (dataclasses.replace(TINY, gate=4, confirm=-2), "--confirm"),
+])
+def test_a_confirm_without_a_gate_or_of_one_deal_is_refused_before_anything_is_written(tmp_path: Path, cfg, message):
+    with pytest.raises(ValueError, match=message):
+        run(tmp_path / "run", cfg)
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize(("kept", "patience", "played"), [
     ([True, False, False, True], 2, 3),  # two rejected in a row: it stops after the second
     ([True, False, True, False], 2, 4),  # never two in a row

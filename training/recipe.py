@@ -6,7 +6,7 @@ folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that 
 
 | kind | what it runs | keys (default) |
 | --- | --- | --- |
-| ``train-values`` | ``wizard train-values``: one command per ``[[step.stage]]``, the later ones with ``--resume`` | every ``ValuesConfig`` field (its default; a relative ``start``, and a relative checkpoint path in ``pool``, a list of strings, is read from the recipe's folder; ``data_from`` names earlier train-values steps), ``players`` (4, the evaluations), ``rounds`` ("standard"); a stage sets what a resume may change (``iterations``, ``data``, ``epochs``, ``learning_rate``, ``workers``, ``eval_deals``) |
+| ``train-values`` | ``wizard train-values``: one command per ``[[step.stage]]``, the later ones with ``--resume`` | every ``ValuesConfig`` field (its default; a relative ``start``, and a relative checkpoint path in ``pool``, a list of strings, is read from the recipe's folder; ``data_from`` names earlier train-values steps), ``players`` (4, the evaluations), ``rounds`` ("standard"); a stage sets what a resume may change (``values_config.RESUME_MAY_CHANGE``) |
 | ``fit-values`` | a fresh network on the data of a train-values step (``fit_values``) | ``data`` (the step), ``iterations`` (all of them), every ``FitConfig`` field |
 | ``margins`` | the margin grid on held-out deals (``margins``) | ``checkpoint`` (a step), every ``MarginGrid`` field |
 | ``eval-suite`` | ``wizard eval-suite ppo:CHECKPOINT`` (``eval_suite``) | ``checkpoint``, ``deals`` (2000), ``seed`` (1), ``references`` (["ppo"]), ``reference_deals``, ``players`` ([3, 5, 6]), ``skip`` ([]), ``workers`` (1: processes playing its tables; the figures do not depend on it, and a resumed run may change it) |

@@ -77,7 +77,7 @@ from . import rollout_values as rv
 from . import train_report
 from .chunk_worker import CHUNK_RECOVERY, _chunk_samples, _collect_chunk, chunk_samples
 from .common import rules_json, run_lock
-from .gate import describe, gate_path, gate_seed, iterations_played, play_gate, read_gate, write_gate
+from .gate import confirm_seed, confirmed, describe, gate_path, gate_seed, iterations_played, play_gate, read_gate, write_gate
 from .opponent_pool import pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
@@ -136,6 +136,11 @@ class ValuesTrainer:
             return
         path, earlier = self.checkpoint(iteration), self.before(iteration)
         verdict = play_gate(str(path), earlier, self.rules, self.cfg.gate, gate_seed(self.cfg.seed, iteration), self.cfg.gate_rule)
+        if verdict["kept"] and self.cfg.confirm:  # the winner's curse: the same tables on deals that chose nothing
+            if not self.quiet:
+                self.log(f"iteration {iteration}: the gate keeps it; --confirm plays {self.cfg.confirm:,} deals of its own")
+            verdict = confirmed(verdict, play_gate(str(path), earlier, self.rules, self.cfg.confirm,
+                                                   confirm_seed(self.cfg.seed, iteration), self.cfg.gate_rule))
         save_checkpoint(self.out / "checkpoints" / "latest.npz", *load_checkpoint(str(path) if verdict["kept"] else earlier))
         write_gate(gate_path(path), verdict)
         if not self.quiet:

@@ -70,6 +70,7 @@ class ValuesConfig:
     gate_rule: str = "means"  #: with --gate, when a new network is kept: means (it wins head to head and does not lose in self-play, on the means over the gate's deals) or climbs (as means, and the head-to-head interval lies above 0: a step wizard eval-iterations would call climbs on those deals; a level fit is rejected, and so is a gain smaller than the deals can show)
     patience: int = 0  #: with --gate, stop the run once this many iterations in a row were rejected (the gate cannot tell the fits from the network that keeps collecting), before --iterations; a resume with a larger value, or 0, goes on (0: play every iteration)
     soup: bool = False  #: with --gate, an iteration after rejected ones is judged, and kept, as the mean of the weights of its fit and theirs (every fit since the network that collects, all fitted from its weights): a rejected fit is not lost, and the mean of two such fits from wizard-v10 was better than each alone (docs/recipes.md)
+    confirm: int = 0  #: with --gate, a network the gate keeps plays the gate's tables again on this many deals of their own and is kept only if --gate-rule keeps it there too: the gate's figures lean high over the networks it keeps (they are the deals that chose them), the confirming deals' do not (0: no confirmation)
     advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
 
 
@@ -78,7 +79,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
     "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
     "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None), "rule_tables": (0, 1),
-    "pool_tables": (0, 1), "gate": (0, None), "patience": (0, None),
+    "pool_tables": (0, 1), "gate": (0, None), "patience": (0, None), "confirm": (0, None),
 }
 ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
@@ -92,12 +93,12 @@ TARGETS = ("rollout", "search")
 #: Settings a resumed run may change: they act only on the iterations still to come, and each checkpoint
 #: records the settings it was made with.
 RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "learning_rate", "backend", "address",
-                     "gate_rule", "patience", "soup")
+                     "gate_rule", "patience", "soup", "confirm")
 #: Settings added after runs were saved without them, and the value such a run had.
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
                   "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
                   "advice": True, "data_from": [], "gate": 0, "search_infer": False, "gate_rule": "means",
-                  "patience": 0, "soup": False}
+                  "patience": 0, "soup": False, "confirm": 0}
 #: The settings that are lists of strings (the other lists hold integers).
 STRING_LISTS = ("pool", "data_from")
 
@@ -131,6 +132,11 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError("--patience applies with --gate only (it counts the iterations the gate rejected)")
     if cfg.soup and not cfg.gate:
         raise ValueError("--soup applies with --gate only (it averages the fits the gate rejected)")
+    if cfg.confirm and not cfg.gate:
+        raise ValueError("--confirm applies with --gate only (it plays again the tables of a network the gate kept)")
+    if cfg.confirm == 1:
+        raise ValueError("--confirm must be 0 (no confirmation) or at least 2 deals, not 1")
+    options.check_memory("--confirm", cfg.confirm, EVAL_BYTES_PER_GAME * max(cfg.mix))
     if not cfg.advice:
         check_from_scratch(cfg)
     if cfg.play_margin is not None:

@@ -80,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES),
                         help=f"{docs['learn']}; RuleAgent makes the others (default {d.learn})")
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
-                                         "eval_deals", "torch_threads", "search_samples", "search_top", "gate", "patience"),
+                                         "eval_deals", "torch_threads", "search_samples", "search_top", "gate", "patience",
+                                         "confirm"),
                        ("share", "learning_rate", "rule_tables", "pool_tables"), unset=True)
     parser.add_argument("--margin", type=options.float_type, default=None,
                         help=f"{docs['margin']} (default {d.margin:g}; 0 with --no-advice)")
