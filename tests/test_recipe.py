@@ -480,6 +480,72 @@ def test_reuse_copies_a_train_values_step_only_if_it_started_from_the_same_bytes
     assert any(f"the checkpoint it started from there is not {(tmp_path / 'start.npz').resolve()}, byte for byte" in line
                for line in lines)
 
+#: Two train-values steps of one iteration each, the second reading the first's data.
+CHAIN = TINY.split("[[step.stage]]")[0] + """iterations = 1
+
+[[step]]
+name = "next"
+kind = "train-values"
+data_from = ["data"]
+rounds = 2
+mix = [4]
+samples = 100
+games = 4
+workers = 1
+hidden = [16]
+epochs = 1
+eval_deals = 2
+seed = 5
+"""
+
+
+def test_reuse_goes_on_with_a_train_values_step_given_more_stages_as_a_run_from_scratch_would(tmp_path: Path):
+    (tmp_path / "short").mkdir(), (tmp_path / "long").mkdir()
+    short = write_recipe(tmp_path / "short", CHAIN)
+    longer = write_recipe(tmp_path / "long", CHAIN + "[[step.stage]]\niterations = 1\n[[step.stage]]\niterations = 2\n")
+    first, out, scratch, lines = tmp_path / "first", tmp_path / "run", tmp_path / "scratch", []
+    quiet_run(short, first)
+    assert run_recipe(recipes.load(longer), out, log=lines.append, reuse=first) == ["next"]
+    assert [line.split(": copied from")[0] for line in lines if ": copied from" in line] == \
+        ["recipe tiny: step 1/2 data", "recipe tiny: step 2/2 next"]
+    assert any("(finished there with its first 1 command(s); the others run here)" in line for line in lines)
+    assert any("next: command 1/2 finished earlier, kept" in line for line in lines)
+    ran = out / "steps" / "next" / "checkpoints"
+    there = first / "steps" / "next" / "checkpoints"
+    assert (ran / "iter-0.npz").read_bytes() == (there / "iter-0.npz").read_bytes() and not (there / "iter-1.npz").exists()
+    config = json.loads((out / "steps" / "next" / "config.json").read_text())["train"]
+    assert config["data_from"] == [str((out / "steps" / "data").resolve())] and config["iterations"] == 2
+    # what the recipe makes from scratch, array for array
+    quiet_run(longer, scratch)
+    mine, theirs = weights_of(ran / "iter-1.npz"), weights_of(scratch / "steps" / "next" / "checkpoints" / "iter-1.npz")
+    assert all(np.array_equal(mine[k], theirs[k]) for k in theirs)
+    # a step with other settings is not continued, nor one whose commands there are not the first here
+    other = write_recipe(tmp_path / "long", CHAIN.replace("seed = 5", "seed = 6") + "[[step.stage]]\niterations = 1\n[[step.stage]]\niterations = 2\n")
+    lines.clear()
+    assert run_recipe(recipes.load(other), tmp_path / "other", log=lines.append, reuse=first, until="data") == []
+    assert any("no step copied from 'next' on: its settings differ" in line for line in lines)
+    fewer = write_recipe(tmp_path / "long", CHAIN.replace("seed = 5", "seed = 5\niterations = 2"))
+    lines.clear()
+    assert run_recipe(recipes.load(fewer), tmp_path / "fewer", log=lines.append, reuse=first, until="data") == []
+    assert any("no step copied from 'next' on: its settings differ ('next': key 'iterations' is new)" in line for line in lines)
+
+
+def test_docs_recipe_that_runs_on_from_wizard_v11s_rise_goes_on_from_a_run_of_it(tmp_path: Path):
+    from wizard_env.training.recipe_run import goes_on
+
+    text = (ROOT / "docs" / "recipes.md").read_text().split("A recipe that runs on from another's last gated step")[1]
+    example = text.split("```toml\n")[1].split("```")[0]
+    shutil.copytree(ROOT / "training" / "recipes", tmp_path / "training" / "recipes")  # beside the recipes it extends
+    (tmp_path / "agents").symlink_to(ROOT / "agents")
+    path = tmp_path / "training" / "recipes" / "longer.toml"
+    path.write_text(example)
+    mine, v11 = recipes.load(path), recipes.load(path.with_name("wizard-v11.toml"))
+    rise = mine.step("rise")
+    tables = [{t["name"]: t for t in json.loads(json.dumps(r.raw))["step"]}["rise"] for r in (mine, v11)]
+    assert goes_on(rise, *tables) == 1 and goes_on(rise, tables[0], tables[0]) == 0
+    assert [(c.iterations, c.confirm) for c in rise.values_stages()] == [(3, 0), (6, 4000)]
+
+
 #: TINY with other margins and a second battery, as a recipe that extends it.
 EXTENDED = """
 extends = "tiny.toml"

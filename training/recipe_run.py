@@ -9,7 +9,9 @@ evaluation that was cut short again from its start (same seeds, same result). Th
 
 ``--reuse OTHER`` (``reuse_steps``) copies into ``DIR`` the finished steps of the recipe run in ``OTHER`` that would
 run alike here, from the first step on, instead of running them again: to vary a later step, or to run a recipe
-that extends ``OTHER``'s.
+that extends ``OTHER``'s. A train-values step that goes on here (``goes_on``: its commands there are the first of its
+commands here, which has more ``[[step.stage]]`` tables) is copied too, and resumed with the stages it lacks; its
+``--start`` (the same bytes), ``--pool`` and ``--data-from`` then name this run's files.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from . import eval_suite, train_report
 from .common import run_lock
 from .fit_values import fit_fresh
 from .margins import copy_checkpoint, run_grid
-from .recipe import SPEED_KEYS, Recipe, Step, first_change
+from .recipe import KEYS, SPEED_KEYS, Recipe, Step, first_change
 from .train_values import ValuesConfig, ValuesTrainer, run_chunks, run_training
 
 FORMAT = "wizard-recipe-run/1"
@@ -194,8 +196,9 @@ def reuse_steps(recipe: Recipe, out: Path, source: Path, theirs: dict[str, dict]
     settings there (as the recipe files say them, but for ``SPEED_KEYS``), is finished there, is not in ``out``
     yet (one finished here is passed over) and is no ``publish`` step; a train-values step's ``start`` must be the
     same file, byte for byte (the sha256 the step recorded in done.json, or for a step run before it did, the file its
-    config.json names). The first step that is not ends the copying (a line of ``log`` says why): the steps
-    after it may read it. Each step is copied whole into a hidden folder and renamed into place, so a kill leaves
+    config.json names). A train-values step that goes on here (``goes_on``) is copied without its done.json, naming
+    this run's files, and ends the copying. The first step that is not copied ends it too (a line of ``log`` says
+    why): the steps after it may read it. Each step is copied whole into a hidden folder and renamed into place, so a kill leaves
     no step half copied."""
     ours = {t["name"]: t for t in json.loads(json.dumps(recipe.raw))["step"]}
     copied: list[str] = []
@@ -210,10 +213,43 @@ def reuse_steps(recipe: Recipe, out: Path, source: Path, theirs: dict[str, dict]
         temp = folder.with_name(f".{step.name}.reuse")
         shutil.rmtree(temp, ignore_errors=True)  # left by a kill during a copy
         shutil.copytree(there, temp, symlinks=True)
+        more = goes_on(step, ours[step.name], theirs[step.name])
+        if more:  # not finished here: its run names the files of this run, which are those it read there
+            (temp / DONE).unlink()
+            cfg = step.values_stages()[0]
+            config = json.loads((temp / "config.json").read_text())
+            config["train"].update(start=cfg.start, pool=cfg.pool, data_from=data_from_folders(recipe, step, out))
+            (temp / "config.json").write_text(json.dumps(config, indent=1) + "\n")
         temp.rename(folder)
         copied.append(step.name)
-        log(f"recipe {recipe.name}: step {step.index}/{len(recipe.steps)} {step.name}: copied from {there} (finished there, the same settings)")
+        where = f"recipe {recipe.name}: step {step.index}/{len(recipe.steps)} {step.name}: copied from {there}"
+        if more:
+            log(f"{where} (finished there with its first {more} command(s); the others run here)")
+            break  # the steps after it read what it has not made yet
+        log(f"{where} (finished there, the same settings)")
     return copied
+
+
+def goes_on(step: Step, ours: dict, theirs: dict) -> int:
+    """How many commands of the train-values step ``ours`` (its recipe table here) ``theirs`` (there) ran, where its
+    commands are the first of ours and ours has more; 0 where it is not so cut short."""
+    if step.kind != "train-values":
+        return 0
+    mine, done = _commands(ours), _commands(theirs)
+    return len(done) if len(mine) > len(done) and mine[:len(done)] == done else 0
+
+
+def _commands(table: dict) -> list[dict]:
+    """A train-values step's commands as its recipe table says them: every key (the default where it gives none), with
+    each ``[[step.stage]]``'s."""
+    keys = {**{k: default for k, (_, default) in KEYS["train-values"].items()}, **_step_settings(table)}
+    stages = keys.pop("stage") or [{}]
+    return [{**keys, **stage} for stage in stages]
+
+
+def data_from_folders(recipe: Recipe, step: Step, out: Path) -> list[str]:
+    """The folders of the steps a train-values step's ``data_from`` names, in this run (its ``--data-from``)."""
+    return [str(step_folder(out, recipe.step(name)).resolve()) for name in step.keys["data_from"]]
 
 
 def _not_reused(step: Step, ours: dict, theirs: dict | None, there: Path, folder: Path) -> str | None:
@@ -225,7 +261,7 @@ def _not_reused(step: Step, ours: dict, theirs: dict | None, there: Path, folder
     if theirs is None:
         return "that run has no step of this name"
     change = first_change(_step_settings(theirs), _step_settings(ours), f"{step.name!r}: ")
-    if change:
+    if change and not goes_on(step, ours, theirs):
         return f"its settings differ ({change})"
     if not (there / DONE).is_file():
         return f"it is not finished there (no {there / DONE})"
@@ -251,8 +287,7 @@ def _minutes(seconds: float) -> str:
 
 
 def _train_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
-    earlier = [str(step_folder(out, recipe.step(name)).resolve()) for name in step.keys["data_from"]]  # their folders
-    stages = [dataclasses.replace(cfg, data_from=earlier) for cfg in step.values_stages()]
+    stages = [dataclasses.replace(cfg, data_from=data_from_folders(recipe, step, out)) for cfg in step.values_stages()]
     for i, cfg in enumerate(stages, 1):
         trainer = ValuesTrainer(cfg, step.rules(), folder, quiet=True, log=lambda line: None, rounds=step.keys["rounds"])
         if trainer.finished(trainer.played() - 1):  # its last checkpoint (--patience: where it stops), and its verdict
