@@ -480,23 +480,10 @@ def test_reuse_copies_a_train_values_step_only_if_it_started_from_the_same_bytes
     assert any(f"the checkpoint it started from there is not {(tmp_path / 'start.npz').resolve()}, byte for byte" in line
                for line in lines)
 
-#: Two train-values steps of one iteration each, the second reading the first's data.
-CHAIN = TINY.split("[[step.stage]]")[0] + """iterations = 1
-
-[[step]]
-name = "next"
-kind = "train-values"
-data_from = ["data"]
-rounds = 2
-mix = [4]
-samples = 100
-games = 4
-workers = 1
-hidden = [16]
-epochs = 1
-eval_deals = 2
-seed = 5
-"""
+#: Two train-values steps of one iteration each, the second (TINY's data step's keys, another seed) reading the
+#: first's data.
+CHAIN = TINY.split("[[step.stage]]")[0] + 'iterations = 1\n\n[[step]]\nname = "next"\nkind = "train-values"\n' \
+    + 'data_from = ["data"]\nseed = 5\n' + TINY.split('kind = "train-values"\n')[1].split("[[step.stage]]")[0]
 
 
 def test_reuse_goes_on_with_a_train_values_step_given_more_stages_as_a_run_from_scratch_would(tmp_path: Path):
