@@ -198,8 +198,8 @@ def reuse_steps(recipe: Recipe, out: Path, source: Path, theirs: dict[str, dict]
     same file, byte for byte (the sha256 the step recorded in done.json, or for a step run before it did, the file its
     config.json names). A train-values step that goes on here (``goes_on``) is copied without its done.json, naming
     this run's files, and ends the copying. The first step that is not copied ends it too (a line of ``log`` says
-    why): the steps after it may read it. Each step is copied whole into a hidden folder and renamed into place, so a kill leaves
-    no step half copied."""
+    why): the steps after it may read it. Each step is copied whole into a hidden folder and renamed into place, so
+    a kill leaves no step half copied."""
     ours = {t["name"]: t for t in json.loads(json.dumps(recipe.raw))["step"]}
     copied: list[str] = []
     for step in recipe.steps:
