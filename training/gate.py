@@ -80,14 +80,15 @@ def gate_path(checkpoint: Path) -> Path:
     return checkpoint.with_name(checkpoint.name.removesuffix(".npz") + ".gate.json")
 
 
-def gate_seed(seed: int, iteration: int) -> int:
-    """The seed of iteration ``iteration``'s gate deals (head to head; the self-play tables use the next one)."""
-    return int(np.random.default_rng([seed, iteration, GATE_STREAM]).integers(2**62))
+def gate_seed(seed: int, iteration: int, *under: int) -> int:
+    """The seed of iteration ``iteration``'s gate deals (head to head; the self-play tables use the next one), or of
+    the stream ``under`` them."""
+    return int(np.random.default_rng([seed, iteration, GATE_STREAM, *under]).integers(2**62))
 
 
 def confirm_seed(seed: int, iteration: int) -> int:
     """The seed of iteration ``iteration``'s confirming deals (``--confirm``): none of them the gate's."""
-    return int(np.random.default_rng([seed, iteration, GATE_STREAM, CONFIRM_STREAM]).integers(2**62))
+    return gate_seed(seed, iteration, CONFIRM_STREAM)
 
 
 def _table(rules: Rules, mine: int, candidate: str, earlier: str, deals: int, seed: int) -> np.ndarray:

@@ -219,7 +219,7 @@ def reuse_steps(recipe: Recipe, out: Path, source: Path, theirs: dict[str, dict]
             cfg = step.values_stages()[0]
             config = json.loads((temp / "config.json").read_text())
             config["train"].update(start=cfg.start, pool=cfg.pool, data_from=data_from_folders(recipe, step, out))
-            (temp / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+            _write_json(temp / "config.json", config)
         temp.rename(folder)
         copied.append(step.name)
         where = f"recipe {recipe.name}: step {step.index}/{len(recipe.steps)} {step.name}: copied from {there}"

@@ -122,9 +122,10 @@ def check_config(cfg: ValuesConfig) -> None:
     if cfg.targets != "search" and cfg.search_infer:
         raise ValueError("--search-infer applies to --targets search only")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
-    if cfg.gate == 1:  # an interval over deals needs two of them
-        raise ValueError("--gate must be 0 (no gate) or at least 2 deals, not 1")
-    options.check_memory("--gate", cfg.gate, EVAL_BYTES_PER_GAME * max(cfg.mix))
+    for option, deals, none in (("--gate", cfg.gate, "no gate"), ("--confirm", cfg.confirm, "no confirmation")):
+        if deals == 1:  # an interval over deals needs two of them
+            raise ValueError(f"{option} must be 0 ({none}) or at least 2 deals, not 1")
+        options.check_memory(option, deals, EVAL_BYTES_PER_GAME * max(cfg.mix))
     check_rule(cfg.gate_rule)
     if cfg.gate_rule != ValuesConfig.gate_rule and not cfg.gate:
         raise ValueError("--gate-rule applies with --gate only (the deals a gate plays)")
@@ -134,9 +135,6 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError("--soup applies with --gate only (it averages the fits the gate rejected)")
     if cfg.confirm and not cfg.gate:
         raise ValueError("--confirm applies with --gate only (it plays again the tables of a network the gate kept)")
-    if cfg.confirm == 1:
-        raise ValueError("--confirm must be 0 (no confirmation) or at least 2 deals, not 1")
-    options.check_memory("--confirm", cfg.confirm, EVAL_BYTES_PER_GAME * max(cfg.mix))
     if not cfg.advice:
         check_from_scratch(cfg)
     if cfg.play_margin is not None:
