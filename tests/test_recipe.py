@@ -128,6 +128,19 @@ def test_a_tiny_recipe_runs_every_step_and_publishes_the_chosen_checkpoint(unbro
     assert "## Step 2: fit (fit-values" in tables and "| iteration | decisions |" in tables
 
 
+def test_a_fresh_fit_need_not_have_the_shape_of_its_data_steps_start(unbroken, tmp_path):
+    """A fit-values step fits a new network, so the start of the train-values step it reads (16 units without
+    RuleAgent's numbers) does not bind its shape (RuleAgent's numbers), and its checkpoint records no start."""
+    start = unbroken[0] / "steps" / "data" / "checkpoints" / "iter-1.npz"
+    step = 'name = "data"\nkind = "train-values"\n'
+    path = write_recipe(tmp_path, TINY.replace(step, f'{step}start = "{start}"\n'))
+    quiet_run(path, tmp_path / "run", until="fit")
+    data = load_checkpoint(tmp_path / "run" / "steps" / "data" / "checkpoints" / "iter-0.npz")[0]
+    fitted = load_checkpoint(tmp_path / "run" / "steps" / "fit" / "agent.npz")[0]
+    assert data["train"]["start"] == str(start) and data["features"] is False
+    assert fitted["train"]["start"] == "" and fitted["features"] is True and fitted["hidden"] == [16]
+
+
 def test_a_run_stopped_after_a_step_and_one_killed_inside_a_step_resume_to_the_same_weights(unbroken, tmp_path: Path):
     path, out = write_recipe(tmp_path), tmp_path / "run"
     assert quiet_run(path, out, until="data") == ["data"]

@@ -55,8 +55,9 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 
 
 def fitted_config(run: ValuesConfig, fit: FitConfig) -> ValuesConfig:
-    """The run's config with the fit's network and margins: what the checkpoint records as its training config."""
-    return dataclasses.replace(run, hidden=list(fit.hidden), features=fit.features, epochs=fit.epochs,
+    """The run's config with the fit's network and margins, and no ``start`` (the new network starts from none of its
+    weights, so its shape need not be the start's): what the checkpoint records as its training config."""
+    return dataclasses.replace(run, start="", hidden=list(fit.hidden), features=fit.features, epochs=fit.epochs,
                                learning_rate=fit.learning_rate, batch_size=fit.batch_size, margin=fit.margin,
                                play_margin=fit.play_margin)
 
