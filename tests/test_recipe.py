@@ -372,6 +372,27 @@ def test_wizard_v11_is_wizard_v10s_recipe_then_a_step_from_wizard_v10_that_judge
     assert v11.step("battery").keys["references"] == ["ppo-v10", "ppo-v9"]
 
 
+def test_the_features_ablation_fits_twice_on_one_data_set_with_one_difference_and_measures_both_on_one_set_of_deals():
+    """ablation-features.toml: its two fresh fits read the same iterations of ppo-v11's data with every setting alike
+    but RuleAgent's numbers, and its two batteries play the same deals, so their rows pair by deal;
+    ablation-features-4x.toml is the same but for four times the data, with a seed of its own."""
+    recipe = recipes.load(ROOT / "training" / "recipes" / "ablation-features.toml")
+    assert [s.kind for s in recipe.steps] == ["train-values", "fit-values", "fit-values", "eval-suite", "eval-suite"]
+    (cfg,) = recipe.step("data").values_stages()
+    assert Path(cfg.start) == ROOT / "agents" / "pretrained" / "wizard-v11.npz" and cfg.features
+    with_, without = (recipe.step(name) for name in ("with", "without"))
+    assert with_.keys["features"] is True and without.keys["features"] is False
+    assert {k: v for k, v in with_.keys.items() if k != "features"} == {k: v for k, v in without.keys.items() if k != "features"}
+    batteries = [recipe.step(name).keys for name in ("battery-with", "battery-without")]
+    assert [b["checkpoint"] for b in batteries] == ["with", "without"]
+    settings = [{k: v for k, v in b.items() if k != "checkpoint"} for b in batteries]
+    assert settings[0] == settings[1] and settings[0]["references"] == ["ppo-v11"]
+    larger = recipes.load(ROOT / "training" / "recipes" / "ablation-features-4x.toml")  # four times the data, its own seed
+    assert all(larger.step(s.name) == s for s in recipe.steps if s.name != "data")
+    (more,) = larger.step("data").values_stages()
+    assert dataclasses.replace(more, samples=cfg.samples, seed=cfg.seed) == cfg and (more.samples, more.seed) == (2_400_000, 32)
+
+
 def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data_step():
     """wizard-v6.toml's v5data step is wizard-v5.toml's data step, setting for setting: the data it rebuilds are
     those the start of its gated step (wizard-v5.npz) was fitted on."""
