@@ -1,6 +1,5 @@
 """A recipe: every step that builds a checkpoint, with its settings and seeds, in one TOML file (``wizard recipe``;
-``docs/recipes.md``; the shipped agents' recipes, and the experiments' (``ablation-features``), are in
-``training/recipes/``).
+``docs/recipes.md``; the recipes of the shipped agents and of experiments are in ``training/recipes/``).
 
 A recipe has a ``name``, an optional ``description`` and its steps, each a ``[[step]]`` table with a ``name`` (a
 folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that kind:
