@@ -17,7 +17,11 @@ import pytest
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.cli.main import main
+from wizard_env.engine.game import WizardGame
+from wizard_env.engine.observation import OBS_SIZE, observe
+from wizard_env.engine.rules import Rules
 from wizard_env.training import recipe as recipes
+from wizard_env.training import rollout_values as rv
 from wizard_env.training.recipe_run import DONE, check_out, run_recipe
 from wizard_env.training.rollout_values import VALUE_SCALE
 from wizard_env.training.values_config import LATER_DEFAULTS
@@ -141,6 +145,34 @@ def test_a_fresh_fit_need_not_have_the_shape_of_its_data_steps_start(unbroken, t
     assert fitted["train"]["start"] == "" and fitted["features"] is True and fitted["hidden"] == [16]
 
 
+def test_a_fresh_fit_without_advice_reads_the_observation_alone_and_plays_the_argmax_of_its_values(tmp_path):
+    """``advice = false``: the fit ignores RuleAgent's choice stored with the data (the network's first layer is as
+    wide as the observation) and its checkpoint plays with no margin, as a --no-advice network; its held-out figures
+    still compare its choices with RuleAgent's."""
+    fit = 'held_out_every = 4\n'
+    path = write_recipe(tmp_path, TINY.replace(fit, f"{fit}advice = false\nfeatures = false\nmargin = 0\nplay_margin = 0\n"))
+    quiet_run(path, tmp_path / "run", until="fit")
+    config, weights = load_checkpoint(tmp_path / "run" / "steps" / "fit" / "agent.npz")
+    assert config["advice"] is False and config["features"] is False and config["advice_bonus"] == 0
+    assert config["train"]["play_margin"] is None and config["fit"]["advice"] is False
+    import torch
+
+    net = rv.value_network(OBS_SIZE, [16])  # loads only if the first layer is as wide as the observation alone
+    rv.set_network_weights(net, weights)
+    fitted = json.loads((tmp_path / "run" / "steps" / "fit" / "fit.json").read_text())
+    assert 0 <= fitted["differs"] <= 1 and fitted["decisions"] > 0
+    agent = PPOAgent.load(tmp_path / "run" / "steps" / "fit" / "agent.npz")
+    game, observations, masks, chosen = WizardGame(Rules.make(4), 3), [], [], []
+    while not game.is_over:  # one game of the network's own choices
+        observations.append(observe(game, game.current))
+        masks.append(game.legal_mask())
+        chosen.append(agent.act(observations[-1], masks[-1]))
+        game.step(int(chosen[-1]))
+    with torch.no_grad():
+        values = net(torch.as_tensor(np.array(observations, dtype=np.float32))).numpy()
+    assert chosen == list(np.where(np.array(masks) == 1, values, -np.inf).argmax(axis=1))
+
+
 def test_a_run_stopped_after_a_step_and_one_killed_inside_a_step_resume_to_the_same_weights(unbroken, tmp_path: Path):
     path, out = write_recipe(tmp_path), tmp_path / "run"
     assert quiet_run(path, out, until="data") == ["data"]
@@ -225,6 +257,9 @@ def test_a_resume_may_change_the_battery_workers_alone(tmp_path: Path):
     ('kind = "eval-suite"\ncheckpoint = "margins"\n', 'kind = "eval-suite"\n', "step 4 'battery', key 'checkpoint'"),
     ('name = "tiny"', "name = [1]", "key 'name'"),
     ("eval_deals = 2\n", 'eval_deals = 2\ndata_from = ["data"]\n', "step 1 'data', key 'data_from'"),
+    ("held_out_every = 4", "held_out_every = 4\nadvice = false", "step 2 'fit', key 'features'"),
+    ("held_out_every = 4", "held_out_every = 4\nadvice = false\nfeatures = false\nmargin = 0", "step 2 'fit', key 'play_margin'"),
+    ("eval_deals = 2\n", "eval_deals = 2\nadvice = false\nmargin = 0\n", "step 2 'fit', key 'advice'"),
 ])
 def test_a_bad_recipe_is_named_by_file_step_and_key(tmp_path: Path, old, new, where):
     assert old in TINY
@@ -391,6 +426,27 @@ def test_the_features_ablation_fits_twice_on_one_data_set_with_one_difference_an
     assert all(larger.step(s.name) == s for s in recipe.steps if s.name != "data")
     (more,) = larger.step("data").values_stages()
     assert dataclasses.replace(more, samples=cfg.samples, seed=cfg.seed) == cfg and (more.samples, more.seed) == (2_400_000, 32)
+
+
+def test_the_advice_ablation_adds_to_the_features_ablation_one_network_without_margins_and_one_without_the_choice():
+    """ablation-advice.toml: the features ablation's steps unchanged (so --reuse copies them), the `without` network
+    with margins 0, and a fit that differs from `without` only in reading no advice (so no margins); their batteries
+    play the features ablation's deals. The 4x recipe is the same on ablation-features-4x's data step."""
+    base = recipes.load(ROOT / "training" / "recipes" / "ablation-features.toml")
+    recipe = recipes.load(ROOT / "training" / "recipes" / "ablation-advice.toml")
+    assert recipe.steps[:len(base.steps)] == base.steps
+    margins = recipe.step("without-margins").keys
+    assert margins["checkpoint"] == "without" and margins["grid"] == [[0, 0]]
+    without, alone = recipe.step("without").keys, recipe.step("alone").keys
+    changed = {k for k in without.keys() | alone.keys() if without.get(k) != alone.get(k)}
+    assert changed == {"advice", "margin", "play_margin"} and alone["advice"] is False and alone["margin"] == alone["play_margin"] == 0
+    batteries = {name: recipe.step(name).keys for name in ("battery-without", "battery-without-margins", "battery-alone")}
+    assert [b["checkpoint"] for b in batteries.values()] == ["without", "without-margins", "alone"]
+    assert len({json.dumps({k: v for k, v in b.items() if k != "checkpoint"}, sort_keys=True) for b in batteries.values()}) == 1
+    larger = recipes.load(ROOT / "training" / "recipes" / "ablation-advice-4x.toml")
+    features_4x = recipes.load(ROOT / "training" / "recipes" / "ablation-features-4x.toml")
+    assert larger.steps[:len(base.steps)] == features_4x.steps
+    assert larger.steps[len(base.steps):] == recipe.steps[len(base.steps):]
 
 
 def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data_step():

@@ -8,6 +8,11 @@ seed gives one data set whatever order the workers finished in). Every ``held_ou
 is held out (``chunk % 12 == 11`` by default, as train-values does); up to 30,000 of its decisions measure the
 fit (``rollout_values.gains``). The checkpoint is in the format of ``PPOAgent``, with the run's config and the
 fit's settings, and plays with ``margin`` and ``play_margin`` (a recipe's ``margins`` step chooses others).
+
+With ``advice`` false the network reads the observation alone, not RuleAgent's choice stored with each decision, and
+plays the plain argmax of its values (``features`` false, margins 0), as a ``--no-advice`` run's networks do: on data
+stored with RuleAgent's choice it measures what that input is worth (``training/recipes/ablation-advice.toml``). Data
+stored with the action played (a ``--no-advice`` run's) are fitted only so: their stored action is no advice.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ class FitConfig:
 
     hidden: list[int] = field(default_factory=lambda: [512, 256])  #: hidden layers of the new network
     features: bool = True  #: the network also reads RuleAgent's numbers for every action
+    advice: bool = True  #: the network reads RuleAgent's choice and plays with the margins over it; false: the observation alone, the plain argmax of its values (features false, margins 0)
     epochs: int = 3  #: passes over the data
     learning_rate: float = 1e-3  #: Adam's step size, decayed linearly to 5% over the fit
     batch_size: int = 512  #: decisions per gradient step
@@ -57,14 +63,22 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 def fitted_config(run: ValuesConfig, fit: FitConfig) -> ValuesConfig:
     """The run's config with the fit's network and margins, and no ``start`` (the new network starts from none of its
     weights, so its shape need not be the start's): what the checkpoint records as its training config."""
-    return dataclasses.replace(run, start="", hidden=list(fit.hidden), features=fit.features, epochs=fit.epochs,
-                               learning_rate=fit.learning_rate, batch_size=fit.batch_size, margin=fit.margin,
-                               play_margin=fit.play_margin)
+    return dataclasses.replace(run, start="", hidden=list(fit.hidden), features=fit.features, advice=fit.advice,
+                               epochs=fit.epochs, learning_rate=fit.learning_rate, batch_size=fit.batch_size,
+                               margin=fit.margin, play_margin=fit.play_margin if fit.advice else None)
 
 
 def check_fit(run: ValuesConfig, fit: FitConfig) -> None:
     """ValueError naming (as its option) the first impossible setting of the fit."""
     check_ranges(fit, RANGES, ("learning_rate",))
+    if fit.advice and not run.advice:
+        raise ValueError("--advice: the data are stored with the action played (their run read no advice), not RuleAgent's "
+                         "choice; a fit of them reads the observation alone (advice false, features false, margins 0)")
+    if not fit.advice:
+        for option, given in (("--features", fit.features), ("--margin", fit.margin), ("--play-margin", fit.play_margin)):
+            if given:
+                raise ValueError(f"{option} with advice false: it needs RuleAgent's choice, which the network does not "
+                                 "read (features false, margin 0 and play margin 0 play the plain argmax of its values)")
     check_config(fitted_config(run, fit))  # the network's size against the checkpoint's limits
 
 
@@ -87,12 +101,13 @@ def fit_fresh(chunks: list[Path], run: ValuesConfig, fit: FitConfig, rules: Rule
     log(f"fitting {len(train):,} decisions of {len(chunks)} chunks ({len(samples.advice) - len(train):,} held out), "
         f"network {','.join(map(str, fit.hidden))}, {fit.epochs} epochs")
     torch.manual_seed(fit.seed)
-    net = rv.value_network(rv.input_width(fit.features), list(fit.hidden))
-    loss = rv.fit(net, samples, train, fit.epochs, fit.learning_rate, fit.batch_size, fit.seed, features=fit.features)
+    net = rv.value_network(rv.input_width(fit.features, fit.advice), list(fit.hidden))
+    loss = rv.fit(net, samples, train, fit.epochs, fit.learning_rate, fit.batch_size, fit.seed, features=fit.features,
+                  advice=fit.advice)
     cfg = fitted_config(run, fit)
     bonus = phase_bonus(advice_bonus(cfg), True, str(out))
     stats = {"decisions": int(len(train)), "held_out": int(len(samples.advice) - len(train)), "loss": loss,
-             **(rv.gains(net, samples, check, bonus, fit.features) if check.size else {})}
+             **(rv.gains(net, samples, check, bonus, fit.features, advice=fit.advice) if check.size else {})}
     config = checkpoint_config(cfg, rules, iteration, int(len(samples.advice)))
     config["fit"] = {"method": "fresh fit", **dataclasses.asdict(fit), "chunks": len(chunks), **stats}
     save_checkpoint(out, config, rv.network_weights(net))
