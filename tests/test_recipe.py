@@ -449,6 +449,22 @@ def test_the_advice_ablation_adds_to_the_features_ablation_one_network_without_m
     assert larger.steps[len(base.steps):] == recipe.steps[len(base.steps):]
 
 
+def test_climb_v11_rebuilds_ablation_features_4x_data_and_confirms_every_network_its_gate_keeps():
+    """climb-v11.toml: its data step is ablation-features-4x's (so --reuse copies it), and its expert iteration from
+    ppo-v11 reads those data, keeps only what climbs at its gate and again on deals of its own."""
+    climb = recipes.load(ROOT / "training" / "recipes" / "climb-v11.toml")
+    assert climb.step("data") == recipes.load(ROOT / "training" / "recipes" / "ablation-features-4x.toml").step("data")
+    (cfg,) = climb.step("rise").values_stages()
+    assert Path(cfg.start) == ROOT / "agents" / "pretrained" / "wizard-v11.npz" and climb.step("rise").keys["data_from"] == ["data"]
+    assert (cfg.gate, cfg.gate_rule, cfg.confirm, cfg.soup, cfg.targets) == (4000, "climbs", 4000, True, "search")
+    assert climb.step("battery").keys["checkpoint"] == "rise"
+
+
+def test_every_recipe_in_the_repository_loads_under_its_files_name():
+    for path in sorted((ROOT / "training" / "recipes").glob("*.toml")):
+        assert recipes.load(path).name == path.stem
+
+
 def test_wizard_v6_reads_the_data_wizard_v5_was_fitted_on_by_wizard_v5s_own_data_step():
     """wizard-v6.toml's v5data step is wizard-v5.toml's data step, setting for setting: the data it rebuilds are
     those the start of its gated step (wizard-v5.npz) was fitted on."""
