@@ -305,8 +305,8 @@ def chosen_actions(net, samples: ValueSamples | ChunkSamples, rows: np.ndarray, 
 def gains(net, samples: ValueSamples | ChunkSamples, rows: np.ndarray, bonus: np.ndarray, features: bool = False,
           batch: int = 4096, advice: bool = True) -> dict[str, float]:
     """On ``rows`` (decisions the fit did not see): how often the network departs from each decision's stored choice
-    (RuleAgent's, or a ``--no-advice`` run's action played; ``advice`` False: the network does not read it), and by phase the mean rollout value of its choice minus that
-    one's (points per decision)."""
+    (RuleAgent's, or a ``--no-advice`` run's action played; ``advice`` False: the network does not read it), and by
+    phase the mean rollout value of its choice minus that one's (points per decision)."""
     differs, total, count = 0, np.zeros(len(Phase)), np.zeros(len(Phase), dtype=np.int64)
     for start in range(0, len(rows), batch):
         part = samples.take(rows[start:start + batch])
