@@ -149,14 +149,14 @@ def test_a_fresh_fit_without_advice_reads_the_observation_alone_and_plays_the_ar
     """``advice = false``: the fit ignores RuleAgent's choice stored with the data (the network's first layer is as
     wide as the observation) and its checkpoint plays with no margin, as a --no-advice network; its held-out figures
     still compare its choices with RuleAgent's."""
+    import torch
+
     fit = 'held_out_every = 4\n'
     path = write_recipe(tmp_path, TINY.replace(fit, f"{fit}advice = false\nfeatures = false\nmargin = 0\nplay_margin = 0\n"))
     quiet_run(path, tmp_path / "run", until="fit")
     config, weights = load_checkpoint(tmp_path / "run" / "steps" / "fit" / "agent.npz")
     assert config["advice"] is False and config["features"] is False and config["advice_bonus"] == 0
     assert config["train"]["play_margin"] is None and config["fit"]["advice"] is False
-    import torch
-
     net = rv.value_network(OBS_SIZE, [16])  # loads only if the first layer is as wide as the observation alone
     rv.set_network_weights(net, weights)
     fitted = json.loads((tmp_path / "run" / "steps" / "fit" / "fit.json").read_text())

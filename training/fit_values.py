@@ -62,10 +62,12 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 
 def fitted_config(run: ValuesConfig, fit: FitConfig) -> ValuesConfig:
     """The run's config with the fit's network and margins, and no ``start`` (the new network starts from none of its
-    weights, so its shape need not be the start's): what the checkpoint records as its training config."""
+    weights, so its shape need not be the start's): what the checkpoint records as its training config. A fit without
+    advice has no play margin unless one is given, which ``check_config`` then refuses as a --no-advice run's."""
+    play_margin = fit.play_margin if fit.advice or fit.play_margin else None
     return dataclasses.replace(run, start="", hidden=list(fit.hidden), features=fit.features, advice=fit.advice,
                                epochs=fit.epochs, learning_rate=fit.learning_rate, batch_size=fit.batch_size,
-                               margin=fit.margin, play_margin=fit.play_margin if fit.advice else None)
+                               margin=fit.margin, play_margin=play_margin)
 
 
 def check_fit(run: ValuesConfig, fit: FitConfig) -> None:
@@ -74,12 +76,7 @@ def check_fit(run: ValuesConfig, fit: FitConfig) -> None:
     if fit.advice and not run.advice:
         raise ValueError("--advice: the data are stored with the action played (their run read no advice), not RuleAgent's "
                          "choice; a fit of them reads the observation alone (advice false, features false, margins 0)")
-    if not fit.advice:
-        for option, given in (("--features", fit.features), ("--margin", fit.margin), ("--play-margin", fit.play_margin)):
-            if given:
-                raise ValueError(f"{option} with advice false: it needs RuleAgent's choice, which the network does not "
-                                 "read (features false, margin 0 and play margin 0 play the plain argmax of its values)")
-    check_config(fitted_config(run, fit))  # the network's size against the checkpoint's limits
+    check_config(fitted_config(run, fit))  # the network's size, and without advice no setting that needs RuleAgent
 
 
 def fit_fresh(chunks: list[Path], run: ValuesConfig, fit: FitConfig, rules: Rules, out: Path, iteration: int,
