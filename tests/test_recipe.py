@@ -460,6 +460,18 @@ def test_climb_v11_rebuilds_ablation_features_4x_data_and_confirms_every_network
     assert climb.step("battery").keys["checkpoint"] == "rise"
 
 
+def test_climb_v11_tables_differs_from_climb_v11_only_in_the_tables_and_seed_of_its_data():
+    """climb-v11-tables.toml: ppo-v11's games at the shipped line's tables (rule and pool), climb-v11's rise unchanged,
+    so the two runs' fits differ only in the data they read first."""
+    tables, climb = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("climb-v11-tables", "climb-v11"))
+    assert [s.name for s in tables.steps] == [s.name for s in climb.steps] and tables.step("rise") == climb.step("rise")
+    mine, theirs = tables.step("data").keys, climb.step("data").keys
+    assert {k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k)} == {"seed", "rule_tables", "pool_tables", "pool"}
+    (cfg,) = tables.step("data").values_stages()
+    assert (cfg.rule_tables, cfg.pool_tables) == (0.4, 0.3) and "previous" not in cfg.pool
+    assert tables.step("battery") == climb.step("battery")
+
+
 def test_every_recipe_in_the_repository_loads_under_its_files_name():
     for path in sorted((ROOT / "training" / "recipes").glob("*.toml")):
         assert recipes.load(path).name == path.stem
