@@ -472,6 +472,21 @@ def test_climb_v11_tables_differs_from_climb_v11_only_in_the_tables_and_seed_of_
     assert tables.step("battery") == climb.step("battery")
 
 
+def test_climb_v11_search_differs_from_climb_v11_tables_only_in_how_its_data_are_valued_their_size_and_seed():
+    """climb-v11-search.toml: climb-v11-tables' data step valued by rise's search rather than by rollouts in the true
+    deal, rise and battery unchanged, so the two runs' fits differ only in the data they read first."""
+    search, tables = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("climb-v11-search", "climb-v11-tables"))
+    assert [s.name for s in search.steps] == [s.name for s in tables.steps]
+    assert search.step("rise") == tables.step("rise") and search.step("battery") == tables.step("battery")
+    mine, theirs = search.step("data").keys, tables.step("data").keys
+    assert {k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k)} == {
+        "seed", "samples", "targets", "search_top", "search_infer"}  # search_samples: 8, the default, in both
+    (data,), (rise,) = search.step("data").values_stages(), search.step("rise").values_stages()
+    assert (data.targets, data.search_samples, data.search_top, data.search_infer) == (
+        rise.targets, rise.search_samples, rise.search_top, rise.search_infer) == ("search", 8, 3, True)
+    assert (data.rule_tables, data.pool_tables, data.start) == (rise.rule_tables, rise.pool_tables, rise.start)
+
+
 def test_every_recipe_in_the_repository_loads_under_its_files_name():
     for path in sorted((ROOT / "training" / "recipes").glob("*.toml")):
         assert recipes.load(path).name == path.stem
