@@ -407,6 +407,24 @@ def test_wizard_v11_is_wizard_v10s_recipe_then_a_step_from_wizard_v10_that_judge
     assert v11.step("battery").keys["references"] == ["ppo-v10", "ppo-v9"]
 
 
+def test_wizard_v12_is_wizard_v11s_recipe_then_climb_v11_searchs_steps_stopped_after_the_iteration_it_kept():
+    """wizard-v12.toml extends wizard-v11.toml, every step of it unchanged, with climb-v11-search's data step and rise
+    under names of their own (``v11data``, ``lift``), setting for setting but for ``iterations``: lift stops after
+    iteration 0, the network wizard-v12.npz records (a single fit, kept at its gate and confirmed), and the battery
+    measures it against the two networks before it."""
+    v12, v11, search = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v12", "wizard-v11", "climb-v11-search"))
+    assert [s.name for s in v12.steps] == [s.name for s in v11.steps[:-2]] + ["v11data", "lift", "battery", "publish"]
+    assert all(v12.step(s.name) == s for s in v11.steps[:-2])
+    (data,), (their_data,) = v12.step("v11data").values_stages(), search.step("data").values_stages()
+    assert data == their_data and data.targets == "search" and data.seed == 34
+    (cfg,), (rise,) = v12.step("lift").values_stages(), search.step("rise").values_stages()
+    assert dataclasses.replace(cfg, data_from=rise.data_from, iterations=rise.iterations) == rise
+    assert (cfg.data_from, cfg.iterations, rise.iterations) == (["v11data"], 1, 6)
+    assert_recorded(cfg, "wizard-v12", "wizard-v11.npz", 0, {"data": "v11data"})
+    assert v12.step("battery").keys["checkpoint"] == v12.step("publish").keys["checkpoint"] == "lift"
+    assert v12.step("battery").keys["references"] == ["ppo-v11", "ppo-v10"]
+
+
 def test_the_features_ablation_fits_twice_on_one_data_set_with_one_difference_and_measures_both_on_one_set_of_deals():
     """ablation-features.toml: its two fresh fits read the same iterations of ppo-v11's data with every setting alike
     but RuleAgent's numbers, and its two batteries play the same deals, so their rows pair by deal;
