@@ -102,8 +102,8 @@ PRETRAINED_BID = _PRETRAINED / "wizard-4p.npz"
 #: The shipped networks by the name that plays them (``--agents ppo-v3``, ``pimc:rollout=ppo-v3``).
 SHIPPED: dict[str, Path] = {"ppo": PRETRAINED, "ppo-v12": PRETRAINED_V12, "ppo-v11": PRETRAINED_V11, "ppo-v10": PRETRAINED_V10,
                             "ppo-v9": PRETRAINED_V9, "ppo-v8": PRETRAINED_V8, "ppo-v7": PRETRAINED_V7, "ppo-v6": PRETRAINED_V6,
-                            "ppo-v5": PRETRAINED_V5, "ppo-v4": PRETRAINED_V4, "ppo-v3": PRETRAINED_V3, "ppo-v2": PRETRAINED_V2, "ppo-v1": PRETRAINED_V1,
-                            "ppo-bid": PRETRAINED_BID}
+                            "ppo-v5": PRETRAINED_V5, "ppo-v4": PRETRAINED_V4, "ppo-v3": PRETRAINED_V3, "ppo-v2": PRETRAINED_V2,
+                            "ppo-v1": PRETRAINED_V1, "ppo-bid": PRETRAINED_BID}
 #: Who plays the cards: the network (where it learned play) or RuleAgent.
 PLAY_MODES = ("net", "rule")
 #: Where a run folder keeps its latest checkpoint: every trainer writes ``checkpoints/latest.npz``; RLlib runs
