@@ -90,12 +90,13 @@ def test_likelihood_prefers_hands_that_fit_the_bids(model, network):
     # that bid 0 (the model is soft: a few in 400 worlds can make 5 of 5). One draw of 100 worlds moves a seat's mean
     # by a noisy amount (from 0.0 to 0.4 for the seat that bid 5, by the draw), so the shift is the mean of 8 draws.
     trumps = CARD_SUIT[:WIZARD] == batch.trump[0]
+    strengths = {seat: worlds.hands[:, seat, WIZARD] + worlds.hands[:, seat, :WIZARD][:, trumps].sum(axis=1) for seat in (high, low)}
     shifts = {high: [], low: []}
     for draw in range(1, 9):
         rows, weights = BidInference(oversample=4, model=model).select(worlds, np.array([dealer]), 100, np.random.default_rng(draw))
         assert np.isclose(weights.sum(), 1)
         for seat, sign in ((high, 1), (low, -1)):
-            strength = worlds.hands[:, seat, WIZARD] + worlds.hands[:, seat, :WIZARD][:, trumps].sum(axis=1)
+            strength = strengths[seat]
             shifts[seat].append(sign * ((weights * strength[rows]).sum() - strength.mean()))
     assert all(np.mean(moved) > 0.1 for moved in shifts.values()), shifts
 
