@@ -64,12 +64,15 @@ LEARNED_PHASES: dict[str, tuple[int, ...]] = {
 _NO_CHOICE = np.zeros(0, dtype=np.int64)  # ``first_layer``'s choice of a policy without advice
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
 _PRETRAINED = Path(__file__).resolve().parent / "pretrained"
-#: wizard-v12 by a name that stays: ``ppo-v12`` (pretrained/MODEL_CARD.md), the network later recipes start from.
-PRETRAINED_V12 = _PRETRAINED / "wizard-v12.npz"
+#: wizard-v13 by a name that stays: ``ppo-v13`` (pretrained/MODEL_CARD.md), the network later recipes start from.
+PRETRAINED_V13 = _PRETRAINED / "wizard-v13.npz"
 #: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md, built by
-#: training/recipes/wizard-v12.toml), used by the spec ``ppo`` without a path.
-PRETRAINED = PRETRAINED_V12
-#: The agent shipped before, the network ``PRETRAINED_V12``'s run started from: ``ppo-v11``
+#: training/recipes/wizard-v13.toml), used by the spec ``ppo`` without a path.
+PRETRAINED = PRETRAINED_V13
+#: The agent shipped before, the iteration ``PRETRAINED_V13``'s run kept before it: ``ppo-v12``
+#: (pretrained/MODEL_CARD-wizard-v12.md).
+PRETRAINED_V12 = _PRETRAINED / "wizard-v12.npz"
+#: The one shipped before, the network ``PRETRAINED_V12``'s run started from: ``ppo-v11``
 #: (pretrained/MODEL_CARD-wizard-v11.md).
 PRETRAINED_V11 = _PRETRAINED / "wizard-v11.npz"
 #: The one shipped before, the network ``PRETRAINED_V11``'s run started from: ``ppo-v10``
@@ -100,10 +103,10 @@ PRETRAINED_V1 = _PRETRAINED / "wizard-v1.npz"
 #: The earlier shipped 4-player agent (bids learned, RuleAgent's play; observation v0): ``ppo-bid``.
 PRETRAINED_BID = _PRETRAINED / "wizard-4p.npz"
 #: The shipped networks by the name that plays them (``--agents ppo-v3``, ``pimc:rollout=ppo-v3``).
-SHIPPED: dict[str, Path] = {"ppo": PRETRAINED, "ppo-v12": PRETRAINED_V12, "ppo-v11": PRETRAINED_V11, "ppo-v10": PRETRAINED_V10,
-                            "ppo-v9": PRETRAINED_V9, "ppo-v8": PRETRAINED_V8, "ppo-v7": PRETRAINED_V7, "ppo-v6": PRETRAINED_V6,
-                            "ppo-v5": PRETRAINED_V5, "ppo-v4": PRETRAINED_V4, "ppo-v3": PRETRAINED_V3, "ppo-v2": PRETRAINED_V2,
-                            "ppo-v1": PRETRAINED_V1, "ppo-bid": PRETRAINED_BID}
+SHIPPED: dict[str, Path] = {"ppo": PRETRAINED, "ppo-v13": PRETRAINED_V13, "ppo-v12": PRETRAINED_V12, "ppo-v11": PRETRAINED_V11,
+                            "ppo-v10": PRETRAINED_V10, "ppo-v9": PRETRAINED_V9, "ppo-v8": PRETRAINED_V8, "ppo-v7": PRETRAINED_V7,
+                            "ppo-v6": PRETRAINED_V6, "ppo-v5": PRETRAINED_V5, "ppo-v4": PRETRAINED_V4, "ppo-v3": PRETRAINED_V3,
+                            "ppo-v2": PRETRAINED_V2, "ppo-v1": PRETRAINED_V1, "ppo-bid": PRETRAINED_BID}
 #: Who plays the cards: the network (where it learned play) or RuleAgent.
 PLAY_MODES = ("net", "rule")
 #: Where a run folder keeps its latest checkpoint: every trainer writes ``checkpoints/latest.npz``; RLlib runs

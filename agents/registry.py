@@ -1,14 +1,14 @@
 """Agents by name, as the command line and replay files write them.
 
 ``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values and
-expert iteration; see its MODEL_CARD.md); ``ppo-v12`` (wizard-v12 by a name that stays when ``ppo`` moves on);
-``ppo-v11`` (the agent shipped before it, which its run started from); ``ppo-v10`` (the one before, which
-``ppo-v11``'s run started from); ``ppo-v9`` (the one before, which ``ppo-v10``'s run started from); ``ppo-v8`` (the
-one before, which ``ppo-v9``'s run started from); ``ppo-v7`` (the one before, which ``ppo-v8``'s run started from);
-``ppo-v6`` (the one before, the iteration its gated run kept before ``ppo-v7``); ``ppo-v5`` (the network that run
-started from); ``ppo-v4`` (the one shipped before that, which ``ppo-v5`` was trained from); ``ppo-v3`` (which
-``ppo-v4`` was trained from); ``ppo-v2`` (which ``ppo-v3`` was trained from); ``ppo-v1`` (which ``ppo-v2`` was trained
-from);
+expert iteration; see its MODEL_CARD.md); ``ppo-v13`` (wizard-v13 by a name that stays when ``ppo`` moves on);
+``ppo-v12`` (the agent shipped before it, the iteration its run kept before it); ``ppo-v11`` (the one before, which
+``ppo-v12``'s run started from); ``ppo-v10`` (the one before, which ``ppo-v11``'s run started from); ``ppo-v9`` (the
+one before, which ``ppo-v10``'s run started from); ``ppo-v8`` (the one before, which ``ppo-v9``'s run started from);
+``ppo-v7`` (the one before, which ``ppo-v8``'s run started from); ``ppo-v6`` (the one before, the iteration its gated
+run kept before ``ppo-v7``); ``ppo-v5`` (the network that run started from); ``ppo-v4`` (the one shipped before that,
+which ``ppo-v5`` was trained from); ``ppo-v3`` (which ``ppo-v4`` was trained from); ``ppo-v2`` (which ``ppo-v3`` was
+trained from); ``ppo-v1`` (which ``ppo-v2`` was trained from);
 ``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
 ``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
 ``baseline:PATH`` (a from-scratch baseline of ``wizard baseline``, or a run folder: its network, which reads the

@@ -22,7 +22,7 @@ from wizard_env.engine.observation import OBS_SIZE, observe
 from wizard_env.engine.rules import Rules
 from wizard_env.training import recipe as recipes
 from wizard_env.training import rollout_values as rv
-from wizard_env.training.recipe_run import DONE, check_out, run_recipe
+from wizard_env.training.recipe_run import DONE, check_out, goes_on, run_recipe
 from wizard_env.training.rollout_values import VALUE_SCALE
 from wizard_env.training.values_config import LATER_DEFAULTS
 
@@ -423,6 +423,24 @@ def test_wizard_v12_is_wizard_v11s_recipe_then_climb_v11_searchs_steps_stopped_a
     assert_recorded(cfg, "wizard-v12", "wizard-v11.npz", 0, {"data": "v11data"})
     assert v12.step("battery").keys["checkpoint"] == v12.step("publish").keys["checkpoint"] == "lift"
     assert v12.step("battery").keys["references"] == ["ppo-v11", "ppo-v10"]
+
+
+def test_wizard_v13_is_wizard_v12s_recipe_with_its_expert_iteration_run_on_to_the_iteration_it_kept_next():
+    """wizard-v13.toml extends wizard-v12.toml with one change to its steps: lift, wizard-v12's command, is resumed up to
+    four iterations, so it ends with iteration 3, the mean of three fits that climb-v11-search kept after rejecting
+    iterations 1 and 2, the network wizard-v13.npz records; ``--reuse`` of a wizard-v12 run copies its lift and runs
+    the second command only; the battery measures it against the two networks before it."""
+    v13, v12, search = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("wizard-v13", "wizard-v12", "climb-v11-search"))
+    assert [s.name for s in v13.steps] == [s.name for s in v12.steps]
+    assert all(v13.step(s.name) == s for s in v12.steps if s.name not in ("lift", "battery"))
+    (first, cfg), (before,), (rise,) = v13.step("lift").values_stages(), v12.step("lift").values_stages(), search.step("rise").values_stages()
+    assert first == before and dataclasses.replace(cfg, iterations=1) == before and cfg.iterations == 4 < rise.iterations
+    ours, theirs = ({t["name"]: t for t in r.raw["step"]}["lift"] for r in (v13, v12))
+    assert goes_on(v13.step("lift"), ours, theirs) == 1
+    assert dataclasses.replace(cfg, data_from=rise.data_from, iterations=rise.iterations) == rise
+    assert_recorded(cfg, "wizard-v13", "wizard-v11.npz", 3, {"data": "v11data"})
+    assert load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v13.npz")[0]["soup_fits"] == 3
+    assert v13.step("battery").keys == {**v12.step("battery").keys, "references": ["ppo-v12", "ppo-v11"]}
 
 
 def test_the_features_ablation_fits_twice_on_one_data_set_with_one_difference_and_measures_both_on_one_set_of_deals():

@@ -1,10 +1,10 @@
 """``wizard recipe``: build a checkpoint by every step of a recipe file, in one command that resumes.
 
-    wizard recipe training/recipes/wizard-v12.toml --out runs/wizard-v12          # the shipped ppo, rebuilt (about 12 h)
+    wizard recipe training/recipes/wizard-v13.toml --out runs/wizard-v13          # the shipped ppo, rebuilt (about 14 h)
     wizard recipe training/recipes/wizard-v7.toml --out runs/wizard-v7            # ppo-v7, rebuilt (66 min)
-    wizard recipe training/recipes/wizard-v12.toml --out runs/wizard-v12 --resume # after a kill or a reboot
+    wizard recipe training/recipes/wizard-v13.toml --out runs/wizard-v13 --resume # after a kill or a reboot
     wizard recipe my.toml --out runs/mine --until fit                             # the steps up to 'fit' only
-    wizard recipe training/recipes/wizard-v12.toml --out runs/v12 --reuse runs/wizard-v11  # wizard-v11's finished steps copied
+    wizard recipe training/recipes/wizard-v13.toml --out runs/v13 --reuse runs/wizard-v12  # wizard-v12's finished steps copied
 
 A recipe (TOML; ``docs/recipes.md``, ``wizard_env.training.recipe``) lists the steps: ``wizard train-values``
 iterations, a fresh fit on their data, the margin grid on held-out deals, the evaluation battery
