@@ -523,6 +523,23 @@ def test_climb_v11_search_differs_from_climb_v11_tables_only_in_how_its_data_are
     assert (data.rule_tables, data.pool_tables, data.start) == (rise.rule_tables, rise.pool_tables, rise.start)
 
 
+def test_climb_v13_search_is_climb_v11_search_one_network_later_with_seeds_of_its_own():
+    """climb-v13-search.toml: climb-v11-search's steps with ppo-v13 collecting and starting the fits, the pools moved
+    up to the three networks shipped before it, new seeds, and nothing else changed."""
+    later, search = (recipes.load(ROOT / "training" / "recipes" / f"{name}.toml") for name in ("climb-v13-search", "climb-v11-search"))
+    assert [s.name for s in later.steps] == [s.name for s in search.steps]
+    seeds = set()
+    for name in ("data", "rise"):
+        (mine,), (theirs,) = later.step(name).values_stages(), search.step(name).values_stages()
+        assert Path(mine.start) == ROOT / "agents" / "pretrained" / "wizard-v13.npz"
+        assert [n for n in mine.pool if n != "previous"] == ["ppo-v12", "ppo-v11", "ppo-v10"]
+        assert ("previous" in mine.pool) == ("previous" in theirs.pool)
+        assert dataclasses.replace(mine, start=theirs.start, seed=theirs.seed, pool=theirs.pool) == theirs
+        seeds |= {mine.seed}
+    assert len(seeds) == 2 and not seeds & {12, 34}  # climb-v11-search's seeds
+    assert later.step("battery").keys == {**search.step("battery").keys, "references": ["ppo-v13", "ppo-v12"]}
+
+
 def test_every_recipe_in_the_repository_loads_under_its_files_name():
     for path in sorted((ROOT / "training" / "recipes").glob("*.toml")):
         assert recipes.load(path).name == path.stem
