@@ -316,9 +316,9 @@ def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, star
     assert recipe.step("battery").keys["references"][0] == reference
 
 
-def assert_recorded(cfg, name: str, start: str, iteration: int, folders: dict[str, str] | None = None) -> None:
+def assert_recorded(cfg, name: str, start: str, iteration: int, folders: dict[str, str] | None = None) -> dict:
     """The settings ``name``.npz records are ``cfg``'s, but the paths' ends, the workers and the iteration counts;
-    ``folders``: the step named by the folder the run read under another name."""
+    ``folders``: the step named by the folder the run read under another name. Returns what the file records."""
     shipped = load_checkpoint(ROOT / "agents" / "pretrained" / f"{name}.npz")[0]
     trained = {**LATER_DEFAULTS, **shipped["train"]}  # settings added since, at the value the run had
     trained["data_from"] = [(folders or {}).get(Path(f).name, Path(f).name) for f in trained["data_from"]]
@@ -327,6 +327,7 @@ def assert_recorded(cfg, name: str, start: str, iteration: int, folders: dict[st
     assert trained.pop("method") == "rollout-values" and shipped["iteration"] == iteration
     trained.pop("workers"), trained.pop("iterations")
     assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("start", "workers", "iterations")} == trained
+    return shipped
 
 
 def test_wizard_v8_is_wizard_v7s_run_to_six_iterations_then_inferred_targets_from_wizard_v7():
@@ -401,8 +402,7 @@ def test_wizard_v11_is_wizard_v10s_recipe_then_a_step_from_wizard_v10_that_judge
         {k: v for k, v in dataclasses.asdict(ascend).items() if k not in changed}
     assert (cfg.data_from, cfg.patience, cfg.soup, cfg.pool, cfg.seed, cfg.iterations) == \
         (["v5data", "data", "infer", "climb", "ascend"], 4, True, ["previous", "ppo-v9", "ppo-v8", "ppo-v7"], 11, 3)
-    assert_recorded(cfg, "wizard-v11", "wizard-v10.npz", 2)
-    assert load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v11.npz")[0]["soup_fits"] == 3
+    assert assert_recorded(cfg, "wizard-v11", "wizard-v10.npz", 2)["soup_fits"] == 3
     assert v11.step("battery").keys["checkpoint"] == v11.step("publish").keys["checkpoint"] == "rise"
     assert v11.step("battery").keys["references"] == ["ppo-v10", "ppo-v9"]
 
@@ -438,8 +438,7 @@ def test_wizard_v13_is_wizard_v12s_recipe_with_its_expert_iteration_run_on_to_th
     ours, theirs = ({t["name"]: t for t in r.raw["step"]}["lift"] for r in (v13, v12))
     assert goes_on(v13.step("lift"), ours, theirs) == 1
     assert dataclasses.replace(cfg, data_from=rise.data_from, iterations=rise.iterations) == rise
-    assert_recorded(cfg, "wizard-v13", "wizard-v11.npz", 3, {"data": "v11data"})
-    assert load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v13.npz")[0]["soup_fits"] == 3
+    assert assert_recorded(cfg, "wizard-v13", "wizard-v11.npz", 3, {"data": "v11data"})["soup_fits"] == 3
     assert v13.step("battery").keys == {**v12.step("battery").keys, "references": ["ppo-v12", "ppo-v11"]}
 
 
