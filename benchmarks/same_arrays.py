@@ -1,0 +1,93 @@
+"""Whether a rerun wrote the same arrays as the run before it: two ``.npz`` files, or two folders, array for array.
+
+Usage::
+
+    python benchmarks/same_arrays.py RERUN/steps/data/data RUN/steps/data/data        # every data chunk
+    python benchmarks/same_arrays.py RERUN/steps/lift/checkpoints/iter-3.npz agents/pretrained/wizard-v13.npz --except config
+
+Given two folders, every ``.npz`` file under the first (by its path relative to it) is compared with the file at the
+same path under the second; a file the second lacks counts as different. Two arrays are the same when their names,
+shapes, dtypes and values are: NaN equals NaN (a search-valued data chunk leaves the actions it did not value NaN).
+``--except NAME`` leaves an array out, as ``config``, where a checkpoint records the paths its run read.
+
+Prints each file that differs (which arrays, and the largest difference) and ``N of M files equal array for array``;
+exit status 0 when every file is equal, 1 when one is not, 2 on bad input (named, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from wizard_env.util.files import not_a_file
+
+
+def differences(first: Path, second: Path, leave_out: set[str]) -> list[str]:
+    """What differs between the arrays of two ``.npz`` files, one line each; empty when they are the same. A missing
+    ``second`` is a difference; a file that is not a ``.npz`` is bad input (ValueError, naming it)."""
+    if not second.exists() and not second.is_symlink():
+        return [f"{second}: no such file"]
+    for path in (first, second):
+        problem = not_a_file(path)
+        if problem is None and not zipfile.is_zipfile(path):
+            problem = "is not a .npz file (numpy's zip of arrays)"
+        if problem is not None:
+            raise ValueError(f"{path}: {problem}")
+    with np.load(first, allow_pickle=False) as a, np.load(second, allow_pickle=False) as b:
+        names_a, names_b = set(a.files) - leave_out, set(b.files) - leave_out
+        found = [f"{name}: only in {first}" for name in sorted(names_a - names_b)]
+        found += [f"{name}: only in {second}" for name in sorted(names_b - names_a)]
+        for name in sorted(names_a & names_b):
+            x, y = a[name], b[name]
+            if x.shape != y.shape or x.dtype != y.dtype:
+                found.append(f"{name}: {x.dtype}{list(x.shape)} against {y.dtype}{list(y.shape)}")
+            elif not np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
+                unequal = (x != y) & ~(np.isnan(x) & np.isnan(y)) if x.dtype.kind in "fc" else x != y
+                largest = f", largest difference {np.abs(x - y)[unequal].max():.3g}" if x.dtype.kind in "fc" else ""
+                found.append(f"{name}: {int(unequal.sum())} of {x.size} values differ{largest}")
+    return found
+
+
+def pairs(first: Path, second: Path) -> list[tuple[Path, Path]]:
+    """The files to compare: the two given, or each ``.npz`` under the folder ``first`` and its place under ``second``."""
+    if not first.is_dir():
+        return [(first, second)]
+    if not second.is_dir():
+        raise ValueError(f"{first} is a folder and {second} is not: give two files or two folders")
+    found = sorted(first.rglob("*.npz"))
+    if not found:
+        raise ValueError(f"{first}: no .npz file under it")
+    return [(path, second / path.relative_to(first)) for path in found]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compare and print; the exit status says whether every file was the same."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("first", type=Path, help="a .npz file, or a folder of them (the rerun)")
+    parser.add_argument("second", type=Path, help="the same for the run it should equal")
+    parser.add_argument("--except", dest="leave_out", action="append", default=[], metavar="NAME",
+                        help="an array left out of the comparison (repeatable), as config")
+    args = parser.parse_args(argv)
+    try:
+        if not args.first.exists():
+            raise ValueError(f"{args.first}: no such file or folder")
+        compared = pairs(args.first, args.second)
+        same = 0
+        for first, second in compared:
+            found = differences(first, second, set(args.leave_out))
+            same += not found
+            for line in found:
+                print(f"DIFFERENT {first.name}: {line}")
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+        print(f"same_arrays: {err}", file=sys.stderr)
+        return 2
+    print(f"{same} of {len(compared)} files equal array for array")
+    return 0 if same == len(compared) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
