@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -26,31 +27,38 @@ import numpy as np
 from wizard_env.util.files import not_a_file
 
 
+def arrays(path: Path, leave_out: set[str]) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` file ``path`` but those left out; ValueError naming it if it is not one or is damaged."""
+    problem = not_a_file(path)
+    if problem is None and not zipfile.is_zipfile(path):
+        problem = "is not a .npz file (numpy's zip of arrays)"
+    if problem is not None:
+        raise ValueError(f"{path}: {problem}")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in archive.files if name not in leave_out}
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError) as err:
+        raise ValueError(f"{path}: unreadable, damaged or truncated ({type(err).__name__}: {err})") from None
+
+
 def differences(first: Path, second: Path, leave_out: set[str]) -> list[str]:
     """What differs between the arrays of two ``.npz`` files, one line each; empty when they are the same. A missing
-    ``second`` is a difference; a file that is not a ``.npz`` is bad input (ValueError, naming it)."""
+    ``second`` is a difference; a file that is not a ``.npz``, or a damaged one, is bad input (ValueError, naming it)."""
     if not second.exists() and not second.is_symlink():
         return [f"{second}: no such file"]
-    for path in (first, second):
-        problem = not_a_file(path)
-        if problem is None and not zipfile.is_zipfile(path):
-            problem = "is not a .npz file (numpy's zip of arrays)"
-        if problem is not None:
-            raise ValueError(f"{path}: {problem}")
-    with np.load(first, allow_pickle=False) as a, np.load(second, allow_pickle=False) as b:
-        names_a, names_b = set(a.files) - leave_out, set(b.files) - leave_out
-        found = [f"{name}: only in {first}" for name in sorted(names_a - names_b)]
-        found += [f"{name}: only in {second}" for name in sorted(names_b - names_a)]
-        for name in sorted(names_a & names_b):
-            x, y = a[name], b[name]
-            if x.shape != y.shape or x.dtype != y.dtype:
-                found.append(f"{name}: {x.dtype}{list(x.shape)} against {y.dtype}{list(y.shape)}")
-                continue
-            floats = x.dtype.kind in "fc"
-            unequal = (x != y) & ~(np.isnan(x) & np.isnan(y)) if floats else x != y
-            if unequal.any():
-                largest = f", largest difference {np.abs(x - y)[unequal].max():.3g}" if floats else ""
-                found.append(f"{name}: {int(unequal.sum())} of {x.size} values differ{largest}")
+    a, b = arrays(first, leave_out), arrays(second, leave_out)
+    found = [f"{name}: only in {first}" for name in sorted(a.keys() - b.keys())]
+    found += [f"{name}: only in {second}" for name in sorted(b.keys() - a.keys())]
+    for name in sorted(a.keys() & b.keys()):
+        x, y = a[name], b[name]
+        if x.shape != y.shape or x.dtype != y.dtype:
+            found.append(f"{name}: {x.dtype}{list(x.shape)} against {y.dtype}{list(y.shape)}")
+            continue
+        floats = x.dtype.kind in "fc"
+        unequal = (x != y) & ~(np.isnan(x) & np.isnan(y)) if floats else x != y
+        if unequal.any():
+            largest = f", largest difference {np.abs(x - y)[unequal].max():.3g}" if floats else ""
+            found.append(f"{name}: {int(unequal.sum())} of {x.size} values differ{largest}")
     return found
 
 
@@ -84,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             same += not found
             for line in found:
                 print(f"DIFFERENT {first.name}: {line}")
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+    except (ValueError, OSError) as err:
         print(f"same_arrays: {err}", file=sys.stderr)
         return 2
     print(f"{same} of {len(compared)} files equal array for array")

@@ -64,3 +64,12 @@ def test_bad_input_is_named_without_a_traceback(tmp_path, capsys):
     assert run(capsys, tmp_path / "folder", tmp_path / "run.npz")[2] == \
         f"same_arrays: {tmp_path / 'folder'} is a folder and {tmp_path / 'run.npz'} is not: give two files or two folders\n"
     assert run(capsys, tmp_path / "folder", tmp_path / "folder")[2] == f"same_arrays: {tmp_path / 'folder'}: no .npz file under it\n"
+
+
+def test_a_damaged_file_is_named_without_a_traceback(tmp_path, capsys):
+    np.savez_compressed(tmp_path / "run.npz", values=np.arange(1000.0))
+    damaged = bytearray((tmp_path / "run.npz").read_bytes())
+    damaged[60:100] = b"\xff" * 40  # inside the deflated member, after its local header
+    (tmp_path / "rerun.npz").write_bytes(bytes(damaged))
+    code, out, err = run(capsys, tmp_path / "rerun.npz", tmp_path / "run.npz")
+    assert (code, out) == (2, "") and err.startswith(f"same_arrays: {tmp_path / 'rerun.npz'}: unreadable, damaged or truncated (")
