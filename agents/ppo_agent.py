@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import os
 import zipfile
-import zlib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -40,7 +39,7 @@ import numpy as np
 
 from wizard_env.engine.actions import Phase
 from wizard_env.util.checks import short_repr
-from wizard_env.util.files import not_a_file, write_atomic
+from wizard_env.util.files import DAMAGED_ARCHIVE, damaged, not_a_file, write_atomic
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -154,8 +153,8 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray
         check_checkpoint(config, arrays)
     except ValueError as e:
         raise ValueError(f"checkpoint {path}: {e}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError, NotImplementedError) as e:
-        raise ValueError(f"checkpoint {path}: unreadable, damaged or truncated ({type(e).__name__}: {e})") from None
+    except (*DAMAGED_ARCHIVE, KeyError) as e:
+        raise damaged(f"checkpoint {path}", e) from None
     return config, arrays
 
 

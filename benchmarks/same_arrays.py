@@ -19,12 +19,11 @@ from __future__ import annotations
 import argparse
 import sys
 import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
 
-from wizard_env.util.files import not_a_file
+from wizard_env.util.files import DAMAGED_ARCHIVE, damaged, not_a_file
 
 
 def arrays(path: Path, leave_out: set[str]) -> dict[str, np.ndarray]:
@@ -37,8 +36,8 @@ def arrays(path: Path, leave_out: set[str]) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as archive:
             return {name: archive[name] for name in archive.files if name not in leave_out}
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError) as err:
-        raise ValueError(f"{path}: unreadable, damaged or truncated ({type(err).__name__}: {err})") from None
+    except DAMAGED_ARCHIVE as err:
+        raise damaged(str(path), err) from None
 
 
 def differences(first: Path, second: Path, leave_out: set[str]) -> list[str]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -38,7 +37,7 @@ from wizard_env.agents.checkpoint import read_member
 from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.engine.constants import MAX_HAND_SIZE
 from wizard_env.engine.observation import FIELDS, OBS_SIZE, OBS_VERSION
-from wizard_env.util.files import write_atomic
+from wizard_env.util.files import DAMAGED_ARCHIVE, damaged, write_atomic
 
 
 def _columns() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -276,8 +275,8 @@ def _named(path) -> Iterator[None]:
         yield
     except ValueError as e:
         raise ValueError(f"data chunk {path}: {e}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError) as e:
-        raise ValueError(f"data chunk {path}: unreadable, damaged or truncated ({type(e).__name__}: {e})") from None
+    except DAMAGED_ARCHIVE as e:
+        raise damaged(f"data chunk {path}", e) from None
 
 
 def _members(archive: zipfile.ZipFile, dtypes: dict[str, tuple[type, ...]]) -> dict[str, np.ndarray]:

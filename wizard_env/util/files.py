@@ -5,7 +5,8 @@ onto it, so a crash or a kill leaves the old content or the new, never half of i
 where it did: its target is replaced. A character device, a FIFO or a file this process has open
 (``/dev/null``, a pipe, ``/dev/stdout``) is written through, as a shell redirection does; a folder, a block
 device or a socket is refused. Errors name the path the caller gave, never the temporary file.
-A file to be read is checked with ``not_a_file``, which says what a path is when it is not a regular file.
+A file to be read is checked with ``not_a_file``, which says what a path is when it is not a regular file; what
+reading a damaged ``.npz`` raises (``DAMAGED_ARCHIVE``) becomes one error naming it (``damaged``).
 """
 
 from __future__ import annotations
@@ -16,17 +17,26 @@ import os
 import re
 import secrets
 import stat
+import zipfile
+import zlib
 from pathlib import Path
 from typing import IO, Any, Callable
 
 TEMP_SUFFIX = ".tmp"
 #: Names of temporary files: this module's ``.NAME.PID.HEX.tmp``, and ``NAME.XXXXXXXX.tmp`` of mkstemp before it.
 TEMP_NAME = re.compile(r"\..+\.\d+\.[0-9a-f]{8}\.tmp|[^.].*\.[a-z0-9_]{8}\.tmp")
+#: What reading a damaged or truncated ``.npz`` (numpy's zip of arrays) raises, besides ValueError.
+DAMAGED_ARCHIVE = (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError)
 
 
 def named(err: OSError, path: str | os.PathLike) -> OSError:
     """``err`` again, naming ``path`` (the user's path) instead of whatever file it named (its class follows errno)."""
     return OSError(err.errno, err.strerror or str(err), os.fspath(path))
+
+
+def damaged(name: str, err: BaseException) -> ValueError:
+    """The error for the archive ``name`` (what a message calls it, its path included) whose reading raised ``err``."""
+    return ValueError(f"{name}: unreadable, damaged or truncated ({type(err).__name__}: {err})")
 
 
 def file_kind(mode: int) -> str:
