@@ -1,6 +1,6 @@
 """Shared test helpers: build positions by card name, an independent rules oracle, random play.
 
-The oracle functions restate RULES.md directly (on card names, with no code from ``wizard_env.engine.rules``)
+The oracle functions restate docs/rules.md directly (on card names, with no code from ``wizard_env.engine.rules``)
 so the tests compare the engine against a second, separately written reading of the rules.
 """
 
@@ -139,7 +139,7 @@ def oracle_winner(trick: Sequence[str], trump: str | None) -> int:
 
 
 def oracle_score(bid: int, took: int) -> int:
-    """RULES.md scoring: 20 + 10 per trick when the bid is met, else -10 per trick off."""
+    """docs/rules.md#scoring: 20 + 10 per trick when the bid is met, else -10 per trick off."""
     return 20 + 10 * took if bid == took else -10 * abs(bid - took)
 
 

@@ -177,7 +177,7 @@ def test_numpy_integer_actions_are_accepted(wrap):
 
 
 def expected_visible(mode: str, phase: Phase, observer: int, seat: int, made: bool) -> bool:
-    """RULES.md: open bids are seen at once; hidden ones when play starts; secret ones at the end."""
+    """docs/rules.md#variants: open bids are seen at once; hidden ones when play starts; secret ones at the end."""
     if not made:
         return False
     if observer == seat or mode == "open" or phase == Phase.OVER:

@@ -72,7 +72,7 @@ def test_decode_rejects_a_vector_of_the_wrong_length():
 
 
 def bid_visible_by_rules(game: WizardGame, observer: int, seat: int) -> bool:
-    """RULES.md variants: open bids at once, hidden bids once play starts, secret ones at the end."""
+    """docs/rules.md#variants: open bids at once, hidden bids once play starts, secret ones at the end."""
     if game.bids[seat] < 0:
         return False
     if seat == observer or game.phase == Phase.OVER:

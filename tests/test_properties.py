@@ -1,4 +1,4 @@
-"""Property tests: random legal games, for random configurations, keep every invariant of RULES.md."""
+"""Property tests: random legal games, for random configurations, keep every invariant of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def play_checked(game: WizardGame, rng: np.random.Generator) -> list[np.ndarray]
             np.testing.assert_array_equal(game.tricks_won, tricks)
             assert game.current == game.leader == winner
             continue
-        # the round ended: exactly hand_size tricks, scored by the RULES.md formula
+        # the round ended: exactly hand_size tricks, scored by the formula of docs/rules.md#scoring
         size = game.rules.hand_sizes[round_index]
         assert tricks_this_round == size == int(tricks.sum())
         assert scores.tolist() == [oracle_score(int(b), int(t)) for b, t in zip(bids, tricks)]

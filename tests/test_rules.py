@@ -1,4 +1,4 @@
-"""Rule scenarios written from RULES.md, one named test per rule and edge case."""
+"""Rule scenarios written from docs/rules.md, one named test per rule and edge case, each linked from its row there."""
 
 from __future__ import annotations
 
@@ -96,6 +96,18 @@ def test_card_ranks_run_from_2_to_ace():
     assert CARD_RANK[parse_card("2h")] < CARD_RANK[parse_card("Th")] < CARD_RANK[parse_card("Jh")]
     assert CARD_RANK[parse_card("Jh")] < CARD_RANK[parse_card("Qh")] < CARD_RANK[parse_card("Kh")] < CARD_RANK[parse_card("Ah")]
     assert CARD_SUIT[parse_card("Ah")] == CARD_SUIT[parse_card("2h")] != CARD_SUIT[parse_card("2s")]
+
+
+# -- players -------------------------------------------------------------------------------------
+
+
+def test_three_to_six_players_and_no_other_count():
+    for n in PLAYER_COUNTS:
+        assert Rules.make(n).num_players == n
+        assert WizardGame(Rules.make(n, rounds=1), seed=0).hands.shape[0] == n
+    for n in (1, 2, 7, 8):
+        with pytest.raises(ValueError, match="3 to 6 players"):
+            Rules.make(n)
 
 
 # -- round schedules -------------------------------------------------------------------------------
@@ -278,6 +290,14 @@ def test_without_bid_total_rule_dealer_may_make_total_equal_tricks():
     assert BID_OFFSET + 2 in game.legal_actions()
     game.step(BID_OFFSET + 2)
     assert game.bids.sum() == 3
+
+
+@pytest.mark.parametrize("bidding", ["hidden", "secret"])
+def test_bid_total_rule_is_refused_beside_hidden_or_secret_bidding(bidding):
+    # the dealer could not see the bids the rule counts
+    with pytest.raises(ValueError, match="bid_total_rule needs open bidding"):
+        Rules.make(4, bidding=bidding, bid_total_rule=True)
+    assert Rules.make(4, bidding="open", bid_total_rule=True).bid_total_rule
 
 
 def test_legal_bids_function_restricts_only_the_last_bidder():
