@@ -75,3 +75,14 @@ def test_the_settings_table_is_the_settings_modules():
 
     text = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
     assert settings_table() in text
+
+
+def test_the_web_pages_default_offered_agents_are_the_servers():
+    from wizard_env.web.limits import DEFAULT_OPPONENTS
+
+    text = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
+    default = re.search(r"^\| `--opponents SPECS` \| `([^`]*)` \|", text, re.M)[1]
+    assert default.split(",") == list(DEFAULT_OPPONENTS)
+    assert "search" in DEFAULT_OPPONENTS
+    shown = re.search(r"jq -c \.agents +# (\[.*\])$", text, re.M)[1]
+    assert shown == "[" + ",".join(f'"{name}"' for name in DEFAULT_OPPONENTS) + "]"
