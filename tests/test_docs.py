@@ -70,13 +70,6 @@ def test_the_observation_table_is_the_layout_specs():
     assert _text_block_after("environment.md", "Observation") == layout_table().rstrip("\n")
 
 
-def test_the_settings_table_is_the_settings_modules():
-    from wizard_env.envs.settings import settings_table
-
-    text = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
-    assert settings_table() in text
-
-
 def test_the_web_pages_default_offered_agents_are_the_servers():
     from wizard_env.web.limits import DEFAULT_OPPONENTS
 
