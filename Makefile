@@ -9,7 +9,7 @@ export PIP_RESUME_RETRIES ?= 20
 RETRY := sh -c 'for try in 1 2 3; do "$$@" && exit 0; [ $$try = 3 ] || { echo "pip failed (try $$try of 3); again in 30 s"; sleep 30; }; done; exit 1' retry
 PIP := $(RETRY) $(BIN)/python -m pip install -q -c constraints.txt
 
-.PHONY: demo test test-core typecheck docs install install-dev install-rllib clean
+.PHONY: demo test test-core typecheck install install-dev install-rllib clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,15 +50,6 @@ typecheck: install-dev
 	ln -s $(CURDIR)/wizard_env/* $(CURDIR)/agents $(CURDIR)/training build/typecheck/wizard_env/
 	cd build/typecheck && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml -p wizard_env
 
-# The documentation site (mkdocs.yml) into build/site; --strict stops on a broken link or anchor. Open
-# build/site/index.html, or serve it with `.venv/bin/mkdocs serve`.
-$(VENV)/.installed-docs: $(VENV)/.installed
-	$(PIP) -e ".[docs]"
-	touch $@
-
-docs: $(VENV)/.installed-docs
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
-
 # The suite writes only into temporary folders: a file it writes anywhere in the tree (ignored ones such as runs/
 # included; the venvs, build/ and Python's and numba's caches aside) or a change git sees fails `make test`.
 WRITTEN = find . \( -path ./.git -o -path ./.venv -o -path ./.venv-rllib -o -path ./build -o -name __pycache__ \
@@ -76,6 +67,16 @@ test: install-dev typecheck install-rllib
 # The core suite, quicker: no Ray venv (tests/rllib), no browser tests, no type check (about 10 minutes here).
 test-core: install-dev
 	$(BIN)/python -m pytest -q --ignore=tests/test_web_browser.py
+
+# The documentation site (mkdocs.yml) into build/site; --strict stops on a broken link or anchor. Open
+# build/site/index.html, or serve it with `.venv/bin/mkdocs serve`.
+$(VENV)/.installed-docs: $(VENV)/.installed
+	$(PIP) -e ".[docs]"
+	touch $@
+
+.PHONY: docs
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info
