@@ -68,5 +68,15 @@ test: install-dev typecheck install-rllib
 test-core: install-dev
 	$(BIN)/python -m pytest -q --ignore=tests/test_web_browser.py
 
+# The documentation site (mkdocs.yml) into build/site; --strict stops on a broken link or anchor. Open
+# build/site/index.html, or serve it with `.venv/bin/mkdocs serve`.
+$(VENV)/.installed-docs: $(VENV)/.installed
+	$(PIP) -e ".[docs]"
+	touch $@
+
+.PHONY: docs
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
+
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info

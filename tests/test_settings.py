@@ -23,7 +23,7 @@ from wizard_env.envs import settings as settings_module
 from wizard_env.envs.settings import SETTINGS, Setting, get_setting, settings_table
 from wizard_env.envs.single_agent import WizardSingleAgentEnv, check_opponents
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ENVIRONMENT_PAGE = Path(__file__).resolve().parent.parent / "docs" / "environment.md"
 
 #: What the issue asks of each setting, written out here rather than read from the module:
 #: players, hand sizes, bidding, bid total rule, foresight, opponents.
@@ -83,11 +83,11 @@ def test_an_unknown_setting_is_an_error_naming_the_known_ones(name):
         WizardSingleAgentEnv(setting=name)
 
 
-def test_the_table_in_the_module_docstring_and_the_readme_is_the_settings():
+def test_the_table_in_the_module_docstring_and_the_environment_page_is_the_settings():
     table = settings_table()
     assert all(f"| `{name}` |" in table for name in SETTINGS)
     assert table in (settings_module.__doc__ or "")
-    assert table in README.read_text()
+    assert table in ENVIRONMENT_PAGE.read_text(encoding="utf-8")
 
 
 # -- the envs ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 | `wizard-4p-5r` | 4 | 1..5 | open | off | off | rule, rule, rule | `wizard_env/wizard-4p-5r-v1` |
 | `wizard-4p` | 4 | 1..15 | open | off | off | rule, rule, rule | `wizard_env/wizard-4p-v1` |
 
-(``settings_table()`` writes this table; the README holds it too.) ``wizard-3p-5r`` is a quick game to learn,
+(``settings_table()`` writes this table; docs/environment.md holds it too.) ``wizard-3p-5r`` is a quick game to learn,
 ``wizard-4p`` the standard game. A setting is used by name:
 
 - ``gymnasium.make("wizard_env/wizard-3p-5r-v1")``: the single-agent env (``WizardSingleAgentEnv``), the learner in
@@ -116,7 +116,7 @@ def refuse_beside(setting: Setting, given: Sequence[str]) -> None:
 
 
 def settings_table() -> str:
-    """The settings as a Markdown table (the module docstring's and the README's)."""
+    """The settings as a Markdown table (the module docstring's and docs/environment.md's)."""
     rows = ["| setting | players | rounds | bidding | bid total rule | foresight | opponents | gymnasium id |",
             "| --- | ---: | --- | --- | --- | --- | --- | --- |"]
     for s in SETTINGS.values():
