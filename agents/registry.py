@@ -44,7 +44,7 @@ from .pimc_agent import parse_options as _pimc_options
 from .ppo_agent import PLAY_MODES, NetAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
-from .zoo import BY_NAME, NETWORKS
+from .zoo import BY_NAME, NETWORKS, network_file
 
 Seed = int | np.random.Generator | None
 
@@ -148,7 +148,9 @@ OBSERVATION_AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if name
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
-    """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name or an option given twice."""
+    """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name, an option given
+    twice, or a network of the lineage that is not at hand (``zoo.network_file``'s line), so a command fails before
+    it plays."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string such as 'rule', not {spec!r}")
     name, sep, arg = spec.strip().partition(":")
@@ -160,6 +162,9 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
     if twice is not None:
         raise ValueError(f"agent spec {spec!r} gives the option {twice!r} twice: give it once")
+    path_given = bool(sep) and any("=" not in part for part in arg.split(":"))
+    if name in BY_NAME and not path_given:
+        network_file(name)  # found and checked now
     return name, arg if sep else None
 
 
