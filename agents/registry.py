@@ -44,7 +44,7 @@ from .pimc_agent import parse_options as _pimc_options
 from .ppo_agent import PLAY_MODES, NetAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
-from .zoo import BY_NAME, NETWORKS, network_file
+from .zoo import BY_NAME, NETWORKS, in_short, network_file
 
 Seed = int | np.random.Generator | None
 
@@ -137,10 +137,9 @@ _FACTORIES: dict[str, Factory] = {
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The old name of each network name that has one (``ppo-v3``: ``net-v3``); each plays the same agent.
 ALIASES: dict[str, str] = {name: "net" + name[3:] for name in AGENT_NAMES if name.startswith("ppo")}
-_VERSIONS = sorted(int(name[5:]) for name in BY_NAME if name.startswith("net-v"))
 #: The agent names in short, for messages and help: the lineage as a range, without the old aliases.
-NAMES_IN_SHORT = (f"random, rule, net, net-v{_VERSIONS[0]}..net-v{_VERSIONS[-1]}, net-bid, net:PATH, baseline:PATH, pimc, "
-                  "search (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
+NAMES_IN_SHORT = (in_short(["random", "rule", *BY_NAME, "net:PATH", "baseline:PATH", "pimc", "search"])
+                  + " (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
 #: Agents that search the game itself (``act_games``), so they cannot play from an observation and a mask alone.
 SEARCH_AGENTS: tuple[str, ...] = ("pimc", "search")
 #: The agents that play from observations: every player of the envs' opponent seats and of ``wizard simulate``.

@@ -25,7 +25,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from wizard_env.util.files import write_atomic
 
@@ -72,6 +72,17 @@ BY_NAME: dict[str, Network] = {
 }
 #: File name -> its network's name (``wizard-v3.npz`` -> ``net-v3``).
 BY_FILE: dict[str, str] = {n.file: n.name for n in NETWORK_LIST}
+
+
+def in_short(names: Iterable[str], sep: str = ", ") -> str:
+    """``names`` for a message: the networks' old ``ppo`` aliases left out, ``net-v1`` ... ``net-v13`` as a range."""
+    kept = [n for n in names if not n.startswith("ppo")]
+    versions = sorted(int(n[5:]) for n in kept if n.startswith("net-v"))
+    if len(versions) > 2:
+        at = next(i for i, n in enumerate(kept) if n.startswith("net-v"))
+        kept = [n for n in kept if not n.startswith("net-v")]
+        kept.insert(at, f"net-v{versions[0]}..net-v{versions[-1]}")
+    return sep.join(kept)
 
 
 def sha256(path: str | os.PathLike) -> str:
