@@ -33,7 +33,6 @@ another network, ``rollout=net-v3``), ``infer=bids`` with ``model=rule|net``, ``
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
