@@ -211,3 +211,16 @@ def test_the_absolute_path_pattern_finds_what_it_must_and_spares_relative_paths(
     assert [m.group(0) for m in ABSOLUTE.finditer("a /work/x, b /tmp/y, c C:\\Users, d /home/z, /Users/q")] == [
         "/work/", "/tmp/", "C:\\", "/home/", "/Users/"]
     assert ABSOLUTE.search("runs/work/x agents/pretrained/tmp/ ../home/ https://x.org/root/ ~/tmp/") is None
+
+
+def test_the_tool_rewrites_a_checkpoints_sources_in_place_and_leaves_its_weights(tmp_path: Path, capsys):
+    from wizard_env.agents import zoo_tool
+
+    config = small_config() | {"train": {"start": "/elsewhere/agents/pretrained/wizard-v2.npz",
+                                         "data_from": ["/elsewhere/run/steps/data"]}}
+    path = save_checkpoint(tmp_path / "old.npz", config, random_weights(4))
+    before = weights_sha256(path)
+    assert zoo_tool.main(["portable", str(path)]) == 0
+    assert read_archive(path)[0]["train"] == {"start": "net-v2", "data_from": ["steps/data"]}
+    assert weights_sha256(path) == before and [p.name for p in tmp_path.iterdir()] == ["old.npz"]
+    assert zoo_tool.main(["portable", str(path)]) == 0 and capsys.readouterr().out.endswith(f"{path}: unchanged\n")
