@@ -15,6 +15,7 @@ import math
 import os
 import tokenize
 import zipfile
+from pathlib import Path, PurePath
 from typing import Mapping
 
 import numpy as np
@@ -22,6 +23,8 @@ import numpy as np
 from wizard_env.util.checks import short_repr
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+
+from .zoo import BY_FILE
 
 #: The most bytes one member may declare (a 4096-wide layer on the observation is about 27 MB).
 MAX_MEMBER_BYTES = 256 * 2**20
@@ -201,3 +204,44 @@ def trained_players(config: Mapping) -> tuple[int, ...] | None:
         counts.update(mix)
     return tuple(sorted(counts)) or None
 
+
+#: The folders a network of the zoo is found in, by name (``agents/pretrained``, a clone's ``zoo``).
+_ZOO_FOLDERS = ("pretrained", "zoo")
+
+
+def portable_sources(config: Mapping, run: str | os.PathLike | None = None) -> dict:
+    """``config`` with the sources its ``train`` entry records (``start``, ``data_from``, and the checkpoint paths of
+    ``pool``) written so that they name nothing of the machine it was trained on: a network of the zoo (a file of
+    the manifest in a ``pretrained`` or ``zoo`` folder) by its agent name (``net-v9``), another path relative to the
+    run folder ``run`` (default: the folder above ``steps/`` in an absolute source, where a recipe keeps its steps;
+    without ``run`` a relative source is kept).
+    Trainers pass what they save through it (``save_checkpoint(..., run=out)``); ValueError for an absolute source
+    with no run folder to write it relative to."""
+    train = config.get("train")
+    if not isinstance(train, dict):
+        return dict(config)
+    given = run is not None
+    sources = [s for s in [train.get("start"), *(train.get("data_from") or [])] if isinstance(s, str)]
+    if run is None:
+        run = next((PurePath(*p.parts[:p.parts.index("steps")]) for p in map(PurePath, sources)
+                    if p.is_absolute() and "steps" in p.parts), None)
+
+    def portable(source: str) -> str:
+        path = PurePath(source)
+        if path.name in BY_FILE and path.parent.name in _ZOO_FOLDERS:
+            return BY_FILE[path.name]
+        if not path.is_absolute() and not given:
+            return source  # relative already (to where the command ran)
+        if run is None:
+            raise ValueError(f"source {source} is an absolute path and no run folder was given to write it relative to")
+        return Path(os.path.relpath(os.path.abspath(path), run)).as_posix()
+
+    new = dict(train)
+    if isinstance(train.get("start"), str) and train["start"]:
+        new["start"] = portable(train["start"])
+    if isinstance(train.get("data_from"), list):
+        new["data_from"] = [portable(s) if isinstance(s, str) else s for s in train["data_from"]]
+    if isinstance(train.get("pool"), list):
+        new["pool"] = [portable(s) if isinstance(s, str) and (s.endswith(".npz") or PurePath(s).is_absolute()) else s
+                       for s in train["pool"]]
+    return {**config, "train": new}

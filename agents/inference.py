@@ -49,9 +49,9 @@ from .rule_features import action_features
 
 #: What ``infer=`` may name: the bids seen.
 INFERENCES = ("bids",)
-#: What ``model=`` may name: RuleAgent's judgement, or a shipped value-trained network's (not ``ppo-bid``, whose
+#: What ``model=`` may name: RuleAgent's judgement, or a value-trained network (not ``net-bid``, alias ``ppo-bid``, whose
 #: logits are no values in points).
-MODELS = ("rule", *(name for name in SHIPPED if name != "ppo-bid"))
+MODELS = ("rule", *(name for name in SHIPPED if name not in ("net-bid", "ppo-bid")))
 DEFAULT_OVERSAMPLE = 4
 #: Points of expected score that make a bid e times likelier than another (round scores step by 10 a trick).
 DEFAULT_TEMPERATURE = 10.0

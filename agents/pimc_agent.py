@@ -48,6 +48,7 @@ from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, MODE
 from .ppo_agent import PRETRAINED, SHIPPED, PPOAgent
 from .rollouts import search_prior, search_values
 from .rule_agent import RuleAgent
+from .zoo import in_short
 
 DEFAULT_SAMPLES = 16
 #: Rollout policies by option value: RuleAgent, or a shipped network by its name (the prior too, with ``top``).
@@ -82,7 +83,7 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
             options["temperature"] = temperature
         else:
             raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: samples=N, bid_samples=N, "
-                             f"rollout={'|'.join(ROLLOUTS)}, infer={'|'.join(INFERENCES)}, model={'|'.join(MODELS)}, "
+                             f"rollout={in_short(ROLLOUTS, '|')}, infer={'|'.join(INFERENCES)}, model={in_short(MODELS, '|')}, "
                              f"over=K, temp=T, resample={'|'.join(RESAMPLINGS)}, top=K)")
     if {"oversample", "temperature", "model", "resample"} & options.keys() and "infer" not in options:
         raise ValueError(f"agent spec '{name}:{arg}': model=, over=, temp= and resample= tune inference: "
@@ -106,11 +107,11 @@ class PIMCAgent(Agent):
             if name != "top" and value > MAX_ROLLOUTS:
                 raise ValueError(f"pimc: {name} must be at most {MAX_ROLLOUTS}, not {value}")
         if rollout not in ROLLOUTS:
-            raise ValueError(f"pimc: unknown rollout policy {rollout!r} (expected {' or '.join(ROLLOUTS)})")
+            raise ValueError(f"pimc: unknown rollout policy {rollout!r} (expected {in_short(ROLLOUTS, ' or ')})")
         if infer is not None and infer not in INFERENCES:
             raise ValueError(f"pimc: unknown inference {infer!r} (expected {' or '.join(INFERENCES)})")
         if model not in MODELS:
-            raise ValueError(f"pimc: unknown bid model {model!r} (expected {' or '.join(MODELS)})")
+            raise ValueError(f"pimc: unknown bid model {model!r} (expected {in_short(MODELS, ' or ')})")
         try:  # checks both, with or without ``infer``
             inference = BidInference(oversample, temperature, None, resample)
         except ValueError as error:

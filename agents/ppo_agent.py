@@ -1,4 +1,5 @@
-"""PPOAgent: a policy trained by ``wizard train``, read from a checkpoint file that holds only numbers.
+"""NetAgent (also named ``PPOAgent``): a trained network (``wizard train``, ``wizard train-values``), read from a
+checkpoint file that holds only numbers.
 
 A checkpoint is one ``.npz`` file (``numpy.load`` with ``allow_pickle=False``, so loading never runs
 code from the file): the float32 weights of the MaskablePPO policy under their PyTorch names, and a
@@ -45,10 +46,11 @@ from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
 
 from .base import Agent, check_batch
-from .checkpoint import check_checkpoint, read_archive, trained_players
+from .checkpoint import check_checkpoint, portable_sources, read_archive, trained_players
 from .ppo_network import best_legal, first_layer, forward, padded_layers
 from .rule_agent import RuleAgent
 from .rule_features import FEATURES, action_features
+from .zoo import NETWORKS, PRETRAINED_DIR
 
 FORMAT = "wizard-ppo/1"
 #: A ``wizard train-values`` network's logits are action values in points times this; its advice bonus is a margin in
@@ -62,50 +64,25 @@ LEARNED_PHASES: dict[str, tuple[int, ...]] = {
 }
 _NO_CHOICE = np.zeros(0, dtype=np.int64)  # ``first_layer``'s choice of a policy without advice
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0)}
-_PRETRAINED = Path(__file__).resolve().parent / "pretrained"
-#: wizard-v13 by a name that stays: ``ppo-v13`` (pretrained/MODEL_CARD.md), the network later recipes start from.
-PRETRAINED_V13 = _PRETRAINED / "wizard-v13.npz"
-#: The shipped agent for 3-6 players (bids and card play learned; pretrained/MODEL_CARD.md, built by
-#: training/recipes/wizard-v13.toml), used by the spec ``ppo`` without a path.
-PRETRAINED = PRETRAINED_V13
-#: The agent shipped before, the iteration ``PRETRAINED_V13``'s run kept before it: ``ppo-v12``
-#: (pretrained/MODEL_CARD-wizard-v12.md).
-PRETRAINED_V12 = _PRETRAINED / "wizard-v12.npz"
-#: The one shipped before, the network ``PRETRAINED_V12``'s run started from: ``ppo-v11``
-#: (pretrained/MODEL_CARD-wizard-v11.md).
-PRETRAINED_V11 = _PRETRAINED / "wizard-v11.npz"
-#: The one shipped before, the network ``PRETRAINED_V11``'s run started from: ``ppo-v10``
-#: (pretrained/MODEL_CARD-wizard-v10.md).
-PRETRAINED_V10 = _PRETRAINED / "wizard-v10.npz"
-#: The one shipped before, the network ``PRETRAINED_V10``'s run started from: ``ppo-v9``
-#: (pretrained/MODEL_CARD-wizard-v9.md).
-PRETRAINED_V9 = _PRETRAINED / "wizard-v9.npz"
-#: The one shipped before, the network ``PRETRAINED_V9``'s run started from: ``ppo-v8``
-#: (pretrained/MODEL_CARD-wizard-v8.md).
-PRETRAINED_V8 = _PRETRAINED / "wizard-v8.npz"
-#: The one shipped before, the network ``PRETRAINED_V8``'s run started from: ``ppo-v7``
-#: (pretrained/MODEL_CARD-wizard-v7.md), and the network of ``search``.
-PRETRAINED_V7 = _PRETRAINED / "wizard-v7.npz"
-#: The one shipped before: ``ppo-v6`` (pretrained/MODEL_CARD-wizard-v6.md), the kept iteration before ``PRETRAINED_V7``
-#: in the same gated run.
-PRETRAINED_V6 = _PRETRAINED / "wizard-v6.npz"
-#: The network that run started from, shipped before ``PRETRAINED_V6``: ``ppo-v5`` (pretrained/MODEL_CARD-wizard-v5.md).
-PRETRAINED_V5 = _PRETRAINED / "wizard-v5.npz"
-#: The one before, the network ``PRETRAINED_V5`` was trained from: ``ppo-v4`` (pretrained/MODEL_CARD-wizard-v4.md).
-PRETRAINED_V4 = _PRETRAINED / "wizard-v4.npz"
-#: The one before, the network ``PRETRAINED_V4`` was trained from: ``ppo-v3`` (pretrained/MODEL_CARD-wizard-v3.md).
-PRETRAINED_V3 = _PRETRAINED / "wizard-v3.npz"
-#: The agent shipped before that, the network ``PRETRAINED_V3`` was trained from: ``ppo-v2`` (pretrained/MODEL_CARD-wizard-v2.md).
-PRETRAINED_V2 = _PRETRAINED / "wizard-v2.npz"
-#: The one before, the network ``PRETRAINED_V2`` was trained from: ``ppo-v1`` (pretrained/MODEL_CARD-wizard-v1.md).
-PRETRAINED_V1 = _PRETRAINED / "wizard-v1.npz"
-#: The earlier shipped 4-player agent (bids learned, RuleAgent's play; observation v0): ``ppo-bid``.
-PRETRAINED_BID = _PRETRAINED / "wizard-4p.npz"
-#: The shipped networks by the name that plays them (``--agents ppo-v3``, ``pimc:rollout=ppo-v3``).
-SHIPPED: dict[str, Path] = {"ppo": PRETRAINED, "ppo-v13": PRETRAINED_V13, "ppo-v12": PRETRAINED_V12, "ppo-v11": PRETRAINED_V11,
-                            "ppo-v10": PRETRAINED_V10, "ppo-v9": PRETRAINED_V9, "ppo-v8": PRETRAINED_V8, "ppo-v7": PRETRAINED_V7,
-                            "ppo-v6": PRETRAINED_V6, "ppo-v5": PRETRAINED_V5, "ppo-v4": PRETRAINED_V4, "ppo-v3": PRETRAINED_V3,
-                            "ppo-v2": PRETRAINED_V2, "ppo-v1": PRETRAINED_V1, "ppo-bid": PRETRAINED_BID}
+#: The shipped agent for 3-6 players, ``net`` (wizard-v13: bids and card play learned; built by
+#: training/recipes/wizard-v13.toml), played by the spec ``net`` without a path.
+PRETRAINED = PRETRAINED_V13 = PRETRAINED_DIR / "wizard-v13.npz"
+#: The network ``search`` plays, ``net-v7``.
+PRETRAINED_V7 = PRETRAINED_DIR / "wizard-v7.npz"
+#: The earlier 4-player agent (bids learned, RuleAgent's play; observation v0): ``net-bid``.
+PRETRAINED_BID = PRETRAINED_DIR / "wizard-4p.npz"
+#: Every network by the names that play it (``--agents net-v3``, ``pimc:rollout=net-v3``): its file, found when
+#: asked (``zoo.network_file``: a lineage network comes from a clone's ``zoo/`` or from ``$WIZARD_ZOO``).
+SHIPPED = NETWORKS
+
+
+def __getattr__(name: str) -> Path:
+    """``PRETRAINED_V3`` and the like, the lineage's files by their names before the zoo: found when asked."""
+    if name.startswith("PRETRAINED_V") and f"net-v{name[12:]}" in NETWORKS:
+        return NETWORKS[f"net-v{name[12:]}"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: Who plays the cards: the network (where it learned play) or RuleAgent.
 PLAY_MODES = ("net", "rule")
 #: Where a run folder keeps its latest checkpoint: every trainer writes ``checkpoints/latest.npz``; RLlib runs
@@ -114,9 +91,14 @@ RUN_CHECKPOINTS = ("checkpoints/latest.npz", "latest.npz")
 _POLICY = "mlp_extractor.policy_net"
 
 
-def save_checkpoint(path: str | os.PathLike, config: Mapping, weights: Mapping[str, np.ndarray]) -> Path:
-    """Write ``config`` (JSON-able) and ``weights`` (name -> array) to ``path`` atomically; return the path."""
+def save_checkpoint(path: str | os.PathLike, config: Mapping, weights: Mapping[str, np.ndarray],
+                    run: str | os.PathLike | None = None) -> Path:
+    """Write ``config`` (JSON-able) and ``weights`` (name -> array) to ``path`` atomically; return the path. With
+    ``run`` (the run folder), the sources the config's ``train`` records are written relative to it, or by agent
+    name for a network of the zoo (``checkpoint.portable_sources``), so the file names nothing of this machine."""
     path = Path(path)
+    if run is not None:
+        config = portable_sources(config, run)
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays: dict[str, Any] = {name: np.asarray(value, dtype=np.float32) for name, value in weights.items()}
     arrays["config"] = np.frombuffer(json.dumps(dict(config), sort_keys=True).encode(), dtype=np.uint8)
@@ -231,10 +213,10 @@ def with_margins(config: Mapping, margins: Mapping[str, float], source: str) -> 
     return {**config, "advice_bonus": parts | {phase: value * VALUE_UNIT for phase, value in margins.items()}}
 
 
-class PPOAgent(Agent):
-    """Plays the argmax of a trained policy's masked logits; RuleAgent plays the phases it did not learn."""
+class NetAgent(Agent):
+    """Plays the argmax of a trained network's masked logits; RuleAgent plays the phases it did not learn."""
 
-    name = "ppo"
+    name = "net"
 
     def __init__(self, config: Mapping, weights: Mapping[str, np.ndarray], seed: int | np.random.Generator | None = None,
                  source: str = "<memory>", play: str = "net"):
@@ -276,7 +258,7 @@ class PPOAgent(Agent):
 
     @classmethod
     def load(cls, path: str | os.PathLike = PRETRAINED, seed: int | np.random.Generator | None = None,
-             play: str = "net", margins: Mapping[str, float] | None = None) -> "PPOAgent":
+             play: str = "net", margins: Mapping[str, float] | None = None) -> "NetAgent":
         """The agent stored in checkpoint ``path`` (default: the shipped one), or in a run folder's latest checkpoint;
         ``margins``: play with these margins in points (``with_margins``) instead of the checkpoint's."""
         path = checkpoint_file(path)
@@ -338,3 +320,7 @@ class PPOAgent(Agent):
         if rule.any():
             actions[rule] = self.rule.act_batch(observations[rule], masks[rule])
         return actions
+
+
+#: The name ``NetAgent`` had when its networks were trained by PPO (``wizard train``); the same class.
+PPOAgent = NetAgent

@@ -1,34 +1,38 @@
-"""Agents by name, as the command line and replay files write them.
+"""Agents by name, as the command line and replay files write them (``--agents net,rule,rule,rule``).
 
-``rule``, ``random``; ``ppo`` (the shipped agent, 3-6 players: bids and card play learned by wizard train-values and
-expert iteration; see its MODEL_CARD.md); ``ppo-v13`` (wizard-v13 by a name that stays when ``ppo`` moves on);
-``ppo-v12`` (the agent shipped before it, the iteration its run kept before it); ``ppo-v11`` (the one before, which
-``ppo-v12``'s run started from); ``ppo-v10`` (the one before, which ``ppo-v11``'s run started from); ``ppo-v9`` (the
-one before, which ``ppo-v10``'s run started from); ``ppo-v8`` (the one before, which ``ppo-v9``'s run started from);
-``ppo-v7`` (the one before, which ``ppo-v8``'s run started from); ``ppo-v6`` (the one before, the iteration its gated
-run kept before ``ppo-v7``); ``ppo-v5`` (the network that run started from); ``ppo-v4`` (the one shipped before that,
-which ``ppo-v5`` was trained from); ``ppo-v3`` (which ``ppo-v4`` was trained from); ``ppo-v2`` (which ``ppo-v3`` was
-trained from); ``ppo-v1`` (which ``ppo-v2`` was trained from);
-``ppo-bid`` (the earlier shipped 4-player agent: bids learned, RuleAgent's card play);
-``ppo:PATH`` (a checkpoint of ``wizard train`` or ``train-values``, or a run folder: its ``checkpoints/latest.npz``);
-``baseline:PATH`` (a from-scratch baseline of ``wizard baseline``, or a run folder: its network, which reads the
-observation alone, makes every decision, greedily over the legal actions; a network with RuleAgent's advice is refused);
-``pimc`` (search on determinized rollouts, options ``samples=N``, ``bid_samples=N`` (worlds per bid),
-``rollout=rule|ppo`` (or another shipped network: ``rollout=ppo-v3``), ``infer=bids`` with ``model=rule|ppo``,
-``over=K``, ``temp=T`` and ``resample=multinomial|systematic``, and ``top=K`` (search only the network's K best-rated
-actions): ``pimc:samples=32:rollout=ppo``, ``pimc:samples=16:infer=bids``, ``pimc:samples=16:rollout=ppo:top=4``; it
-plays where the games are at hand, as in ``wizard eval``); ``search`` (``pimc`` with the options ``SEARCH_OPTIONS``:
-``ppo-v7`` as rollout policy, prior and bid model, worlds weighed by the bids; its own options override them,
-``search:samples=16``).
-A ``ppo`` spec takes the option ``play=rule`` to hand card play to RuleAgent: ``ppo:play=rule``, ``ppo:PATH:play=rule`` (``:`` separates the parts,
-since ``,`` separates the agents of ``--agents``); and for a network of ``wizard train-values`` ``margin=X`` (points a
-departure from RuleAgent's choice must promise, every phase) and ``play-margin=Y`` (card play alone) to play it with
-other margins than its checkpoint's: ``ppo:margin=0`` is the shipped network with no margin.
+| spec | agent |
+|---|---|
+| ``rule`` | RuleAgent, the hand-written heuristic |
+| ``random`` | a uniformly random legal action |
+| ``net`` | the best network, 3-6 players (today ``net-v13``; docs/cards/net.md) |
+| ``net-v1`` ... ``net-v13`` | each network of the lineage by a name that stays; ``net-v13``, ``net-v7`` and ``net-bid`` ship with the package, the others load from a clone's ``zoo/`` or from ``$WIZARD_ZOO`` (``zoo.network_file``) |
+| ``net-bid`` | the earlier 4-player network: bids learned, RuleAgent's card play (docs/cards/net-bid.md) |
+| ``net:PATH`` | a checkpoint of ``wizard train`` or ``train-values``, or a run folder (its ``checkpoints/latest.npz``) |
+| ``baseline:PATH`` | a from-scratch baseline of ``wizard baseline`` (or its run folder): the network alone makes every decision, greedily over the legal actions; a network with RuleAgent's advice is refused |
+| ``pimc`` | search on determinized rollouts, with options (below) |
+| ``search`` | ``pimc`` with ``SEARCH_OPTIONS``: ``net-v7`` as rollout policy, prior and bid model, worlds weighed by the bids (docs/cards/search.md); its own options override them, ``search:samples=16`` |
+
+Every ``net`` name has an old ``ppo`` alias, the same agent: ``ppo``, ``ppo-v1`` ... ``ppo-v13``, ``ppo-bid``,
+``ppo:PATH`` (``ALIASES``).
+
+Options of a network (``net``, ``net-vN``, ``net-bid``, ``net:PATH``), joined by ``:`` (``,`` separates the agents of
+``--agents``):
+
+| option | effect |
+|---|---|
+| ``play=rule`` | RuleAgent plays the cards: ``net:play=rule``, ``net:PATH:play=rule`` |
+| ``margin=X`` | a network of ``wizard train-values``: the points a departure from RuleAgent's choice must promise, every phase (``net:margin=0``: no margin) |
+| ``play-margin=Y`` | the same for card play alone |
+
+Options of ``pimc`` and ``search``: ``samples=N``, ``bid_samples=N`` (worlds per bid), ``rollout=rule|net`` (or
+another network, ``rollout=net-v3``), ``infer=bids`` with ``model=rule|net``, ``over=K``, ``temp=T``,
+``resample=multinomial|systematic``, ``top=K`` (search only the network's K best-rated actions):
+``pimc:samples=32:rollout=net``, ``pimc:samples=16:infer=bids``. They play where the games are at hand, as in
+``wizard eval``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -36,9 +40,10 @@ import numpy as np
 from .base import Agent
 from .pimc_agent import PIMCAgent
 from .pimc_agent import parse_options as _pimc_options
-from .ppo_agent import PLAY_MODES, SHIPPED, PPOAgent
+from .ppo_agent import PLAY_MODES, NetAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
+from .zoo import BY_NAME, NETWORKS, in_short, network_file
 
 Seed = int | np.random.Generator | None
 
@@ -55,16 +60,16 @@ def _without_argument(cls: type[RandomAgent] | type[RuleAgent]) -> Factory:
     return build
 
 
-def _ppo_options(arg: str | None, default: Path) -> tuple[Path | str, str, dict[str, float]]:
-    """(checkpoint, play, margins) from ``PATH``, ``play=rule``, ``margin=X``, ``play-margin=Y`` joined by ``:`` (no
-    argument: ``default``, played by the net with its checkpoint's margins)."""
+def _net_options(name: str, arg: str | None) -> tuple[str | None, str, dict[str, float]]:
+    """(checkpoint or None, play, margins) from ``PATH``, ``play=rule``, ``margin=X``, ``play-margin=Y`` joined by ``:``
+    (no path: the network ``name`` plays, with its checkpoint's margins)."""
     path, play = None, "net"
     margins: dict[str, float] = {}
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
         if not sep:
             if path is not None:
-                raise ValueError(f"agent spec 'ppo:{arg}' names two checkpoints")
+                raise ValueError(f"agent spec '{name}:{arg}' names two checkpoints")
             path = part
         elif key == "play" and value in PLAY_MODES:
             play = value
@@ -74,18 +79,19 @@ def _ppo_options(arg: str | None, default: Path) -> tuple[Path | str, str, dict[
             except ValueError:
                 points = np.nan
             if not 0 <= points < np.inf:
-                raise ValueError(f"agent spec 'ppo:{arg}': {key} must be a number of points >= 0, not {value!r}")
+                raise ValueError(f"agent spec '{name}:{arg}': {key} must be a number of points >= 0, not {value!r}")
             margins.update({"bid": points, "play": margins.get("play", points)} if key == "margin" else {"play": points})
         else:
-            raise ValueError(f"agent spec 'ppo:{arg}': unknown option {part!r} (options: play={'|'.join(PLAY_MODES)}, "
+            raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: play={'|'.join(PLAY_MODES)}, "
                              f"margin=X, play-margin=Y)")
-    return (default if path is None else path), play, margins
+    return path, play, margins
 
 
-def _ppo_from(default: Path) -> Factory:
+def _net(name: str) -> Factory:
+    """The factory of the network ``name``: its file (found when the agent is built), or the ``PATH`` of ``name:PATH``."""
     def build(arg: str | None, seed: Seed) -> Agent:
-        path, play, margins = _ppo_options(arg, default)
-        return PPOAgent.load(path, seed=seed, play=play, margins=margins)
+        path, play, margins = _net_options(name, arg)
+        return NetAgent.load(NETWORKS[name] if path is None else path, seed=seed, play=play, margins=margins)
 
     return build
 
@@ -95,10 +101,10 @@ def _baseline(arg: str | None, seed: Seed) -> Agent:
     every decision, played greedily over the legal actions."""
     if arg is None:
         raise ValueError("agent 'baseline' needs a checkpoint: baseline:PATH, a wizard baseline run folder or a .npz in it")
-    agent = PPOAgent.load(arg, seed=seed)
+    agent = NetAgent.load(arg, seed=seed)
     if agent.advice or agent.features or agent.learn != "both":
         raise ValueError(f"checkpoint {agent.source}: a baseline's network reads the observation alone and makes every "
-                         "decision; this one reads RuleAgent's advice or numbers or leaves a phase to RuleAgent: play it as ppo:PATH")
+                         "decision; this one reads RuleAgent's advice or numbers or leaves a phase to RuleAgent: play it as net:PATH")
     agent.name = "baseline"
     return agent
 
@@ -107,12 +113,10 @@ def _pimc(arg: str | None, seed: Seed) -> Agent:
     return PIMCAgent(**_pimc_options(arg), seed=seed)
 
 
-#: ``search``: the strongest agent measured (docs/search.md, "Search with the network"; its model card,
-#: agents/pretrained/MODEL_CARD-search.md), ``pimc`` with these options; a ``search`` spec's own options override them
-#: (``search:samples=16``). It was ``pimc:samples=16:rollout=ppo:top=3:infer=bids`` and then
-#: ``pimc:samples=32:rollout=ppo:top=3:infer=bids`` (RuleAgent's bid model) until 2026-12-05, with ``ppo`` then
-#: wizard-v7; it names wizard-v7 (``ppo-v7``) since ``ppo`` became wizard-v8, so that it plays what was measured.
-SEARCH_OPTIONS = "samples=32:rollout=ppo-v7:top=3:infer=bids:model=ppo-v7:over=8:resample=systematic"
+#: ``search``: the strongest agent measured (docs/search.md; its card, docs/cards/search.md), ``pimc`` with these
+#: options; a ``search`` spec's own options override them (``search:samples=16``). It plays ``net-v7``, the network
+#: it was measured with.
+SEARCH_OPTIONS = "samples=32:rollout=net-v7:top=3:infer=bids:model=net-v7:over=8:resample=systematic"
 
 
 def _search(arg: str | None, seed: Seed) -> Agent:
@@ -122,14 +126,19 @@ def _search(arg: str | None, seed: Seed) -> Agent:
 _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
-    **{name: _ppo_from(path) for name, path in SHIPPED.items()},
+    **{name: _net(name) for name in BY_NAME},
     "baseline": _baseline,
     "pimc": _pimc,
     "search": _search,
 }
 
-#: Agent names ``make_agent`` knows.
+#: Agent names ``make_agent`` knows, the old ``ppo`` aliases among them.
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
+#: The old name of each network name that has one (``ppo-v3``: ``net-v3``); each plays the same agent.
+ALIASES: dict[str, str] = {name: "net" + name[3:] for name in AGENT_NAMES if name.startswith("ppo")}
+#: The agent names in short, for messages and help: the lineage as a range, without the old aliases.
+NAMES_IN_SHORT = (in_short(["random", "rule", *BY_NAME, "net:PATH", "baseline:PATH", "pimc", "search"])
+                  + " (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
 #: Agents that search the game itself (``act_games``), so they cannot play from an observation and a mask alone.
 SEARCH_AGENTS: tuple[str, ...] = ("pimc", "search")
 #: The agents that play from observations: every player of the envs' opponent seats and of ``wizard simulate``.
@@ -137,18 +146,23 @@ OBSERVATION_AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if name
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
-    """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name or an option given twice."""
+    """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name, an option given
+    twice, or a network of the lineage that is not at hand (``zoo.network_file``'s line), so a command fails before
+    it plays."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string such as 'rule', not {spec!r}")
     name, sep, arg = spec.strip().partition(":")
     if name not in _FACTORIES:
-        raise ValueError(f"unknown agent {name!r}: known agents are {', '.join(AGENT_NAMES)}")
+        raise ValueError(f"unknown agent {name!r}: known agents are {NAMES_IN_SHORT}")
     if sep and not arg:
         raise ValueError(f"agent spec {spec!r} has ':' but nothing after it")
     keys = [part.partition("=")[0] for part in arg.split(":") if "=" in part] if sep else []
     twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
     if twice is not None:
         raise ValueError(f"agent spec {spec!r} gives the option {twice!r} twice: give it once")
+    path_given = bool(sep) and any("=" not in part for part in arg.split(":"))
+    if name in BY_NAME and not path_given:
+        network_file(name)  # found and checked now
     return name, arg if sep else None
 
 

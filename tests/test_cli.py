@@ -342,10 +342,10 @@ def test_console_script_and_main_agree(capsys):
 
 
 def test_make_agent_builds_the_named_agents_seeded():
-    assert set(AGENT_NAMES) == {"random", "rule", "ppo", "ppo-v13", "ppo-v12", "ppo-v11", "ppo-v10", "ppo-v9", "ppo-v8", "ppo-v7", "ppo-v6", "ppo-v5", "ppo-v4", "ppo-v3", "ppo-v2", "ppo-v1", "ppo-bid", "baseline", "pimc",
-                                "search"}
-    sources = {name: Path(make_agent(name, 0).source).name for name in ("ppo", "ppo-v13", "ppo-v12", "ppo-v11", "ppo-v10", "ppo-v9", "ppo-v8", "ppo-v7", "ppo-v6", "ppo-v5", "ppo-v4", "ppo-v3", "ppo-v2", "ppo-v1", "ppo-bid")}
-    assert sources == {"ppo": "wizard-v13.npz", "ppo-v13": "wizard-v13.npz", "ppo-v12": "wizard-v12.npz", "ppo-v11": "wizard-v11.npz", "ppo-v10": "wizard-v10.npz", "ppo-v9": "wizard-v9.npz", "ppo-v8": "wizard-v8.npz", "ppo-v7": "wizard-v7.npz", "ppo-v6": "wizard-v6.npz", "ppo-v5": "wizard-v5.npz", "ppo-v4": "wizard-v4.npz", "ppo-v3": "wizard-v3.npz", "ppo-v2": "wizard-v2.npz", "ppo-v1": "wizard-v1.npz", "ppo-bid": "wizard-4p.npz"}
+    networks = {f"v{v}": f"wizard-v{v}.npz" for v in range(1, 14)} | {"": "wizard-v13.npz", "bid": "wizard-4p.npz"}
+    names = {f"{family}-{n}" if n else family: file for family in ("net", "ppo") for n, file in networks.items()}
+    assert set(AGENT_NAMES) == {"random", "rule", *names, "baseline", "pimc", "search"}
+    assert {name: Path(make_agent(name, 0).source).name for name in names} == names
     assert isinstance(make_agent("rule", 0), RuleAgent)
     first, second = make_agent("random", 3), make_agent("random", 3)
     assert isinstance(first, RandomAgent)
@@ -357,7 +357,7 @@ def test_make_agent_builds_the_named_agents_seeded():
 def test_agent_specs_parse_name_and_argument_and_reject_unknown_names():
     assert parse_spec("rule") == ("rule", None)
     assert parse_spec("random:x") == ("random", "x")
-    with pytest.raises(ValueError, match="unknown agent 'alphazero': known agents are random, rule, ppo"):
+    with pytest.raises(ValueError, match="unknown agent 'alphazero': known agents are random, rule, net"):
         make_agent("alphazero:model.zip", 0)
     with pytest.raises(ValueError, match="takes no argument"):
         make_agent("random:3", 0)

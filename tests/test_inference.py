@@ -240,7 +240,7 @@ def test_spec_options_build_the_inference():
     ("pimc:infer=bids:temp=inf", "temp must be"), ("pimc:over=4", "add infer=bids"), ("pimc:temp=3", "add infer=bids"),
     ("pimc:samples=4096:infer=bids:over=4", "at most"), ("pimc:infer", "unknown option"),
     ("pimc:model=ppo", "add infer=bids"), ("pimc:infer=bids:model=ppo-bid", "unknown bid model"),
-    ("pimc:infer=bids:model=net", "unknown bid model"), ("pimc:resample=systematic", "add infer=bids"),
+    ("pimc:infer=bids:model=net-bid", "unknown bid model"), ("pimc:resample=systematic", "add infer=bids"),
     ("pimc:infer=bids:resample=stratified", "resample must be multinomial or systematic"),
 ])
 def test_bad_inference_options_are_refused(spec, message):

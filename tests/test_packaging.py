@@ -1,4 +1,5 @@
-"""What `pip install` gives a user: one top-level package, the shipped checkpoints inside it, no name taken.
+"""What `pip install` gives a user: one top-level package, the shipped networks and the zoo's manifest inside it (the
+lineage stays in the repository's zoo/), no name taken.
 
 agents/ and training/ are folders of the repository that install as wizard_env.agents and
 wizard_env.training (pyproject.toml's package-dir), so a user's own folders of those names keep theirs.
@@ -6,6 +7,7 @@ wizard_env.training (pyproject.toml's package-dir), so a user's own folders of t
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -56,6 +58,15 @@ def test_the_wheel_installs_one_top_level_package_with_the_shipped_checkpoints(w
         assert f"wizard_env/agents/pretrained/{shipped.name}" in names
 
 
+def test_the_wheel_holds_the_three_networks_users_play_and_the_manifest_in_20_mb(wheel: Path):
+    archive = zipfile.ZipFile(wheel)
+    networks = {Path(i.filename).name: i.file_size for i in archive.infolist() if i.filename.endswith(".npz")}
+    assert sorted(networks) == ["wizard-4p.npz", "wizard-v13.npz", "wizard-v7.npz"]
+    assert sum(networks.values()) <= 15_000_000 and wheel.stat().st_size <= 20_000_000
+    manifest = json.loads(archive.read("wizard_env/agents/pretrained/zoo.json"))
+    assert len(manifest["networks"]) == 14 and {n["file"] for n in manifest["networks"] if n["shipped"]} == set(networks)
+
+
 def test_the_installed_wheel_plays_the_shipped_agent_outside_the_repository(wheel: Path, tmp_path: Path):
     target = tmp_path / "site"
     installed = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
@@ -66,7 +77,7 @@ def test_the_installed_wheel_plays_the_shipped_agent_outside_the_repository(whee
     done = python("import wizard_env, importlib.util\n"
                   "from wizard_env.training.evaluate import evaluate\n"
                   "from wizard_env.engine.rules import Rules\n"
-                  "result = evaluate(Rules(num_players=4), ['ppo', 'rule', 'rule', 'rule'], 4, seed=0)\n"
+                  "result = evaluate(Rules(num_players=4), ['net', 'rule', 'rule', 'rule'], 4, seed=0)\n"
                   "print(wizard_env.__file__)\n"
                   "print(importlib.util.find_spec('agents'), importlib.util.find_spec('training'))", work,
                   PYTHONPATH=str(target))
@@ -89,9 +100,9 @@ def test_the_wheel_ships_its_type_hints_and_leaves_plotting_and_ratings_to_the_e
         assert any(r.startswith(package) and 'extra == "eval"' in r for r in requires), requires
 
 
-def test_the_wheel_in_a_fresh_venv_runs_wizard_eval_with_the_shipped_agent(wheel: Path, tmp_path: Path):
+def test_the_wheel_in_a_fresh_venv_plays_the_shipped_agents_and_says_how_to_get_the_lineage(wheel: Path, tmp_path: Path):
     # A new user's install: a venv of its own (no site packages of this one), the wheel with its eval extra
-    # and its dependencies from the package index, then the command run outside any clone.
+    # and its dependencies from the package index, then the commands run outside any clone.
     venv = tmp_path / "venv"
     made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr
@@ -102,12 +113,19 @@ def test_the_wheel_in_a_fresh_venv_runs_wizard_eval_with_the_shipped_agent(wheel
     assert installed.returncode == 0, installed.stderr
     work = tmp_path / "work"
     work.mkdir()
-    done = subprocess.run([str(bin_dir / "wizard"), "eval", "--agents", "ppo,rule,rule,rule", "--games", "2"],
+    done = subprocess.run([str(bin_dir / "wizard"), "eval", "--agents", "net,net-bid,search:samples=2,rule", "--games", "2"],
                           cwd=work, capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr
     table = [line for line in done.stdout.splitlines() if line.startswith("|")]
     assert table[0].startswith("| agent | seats | mean score |")
-    assert [row.split("|")[1:3] for row in table[2:4]] == [[" ppo ", " 1 "], [" rule ", " 3 "]]
+    assert [row.split("|")[1:3] for row in table[2:6]] == [[" net ", " 1 "], [" net-bid ", " 1 "], [" search:samples=2 ", " 1 "],
+                                                           [" rule ", " 1 "]]
+    lineage = subprocess.run([str(bin_dir / "wizard"), "eval", "--agents", "net-v3,rule,rule,rule", "--games", "2"],
+                             cwd=work, capture_output=True, text=True, timeout=600, env={**env, "WIZARD_ZOO": ""})
+    assert lineage.returncode == 2 and lineage.stdout == ""
+    assert lineage.stderr.splitlines() == ["wizard: error: --agents: agent 'net-v3': its network wizard-v3.npz is not "
+                                           "installed with the package: clone the wizard_env repository and use the clone "
+                                           "(its zoo/ folder holds it), or set WIZARD_ZOO to a folder holding wizard-v3.npz"]
     where = subprocess.run([str(bin_dir / "python"), "-c", "import wizard_env; print(wizard_env.__file__)"],
                            cwd=work, capture_output=True, text=True, timeout=300, env=env)
     assert Path(where.stdout.strip()).is_relative_to(venv)  # the wheel's copy, not the repository's

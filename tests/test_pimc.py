@@ -35,12 +35,12 @@ def test_search_is_pimc_with_the_network_and_inference_and_its_options_override_
     agent = make_agent("search", 0)
     assert isinstance(agent, PIMCAgent) and "search" in SEARCH_AGENTS and searches_games("search:samples=2")
     assert (agent.samples, agent.rollout, agent.top, agent.inference.oversample, agent.inference.resample) == (
-        32, "ppo-v7", 3, 8, "systematic")
+        32, "net-v7", 3, 8, "systematic")
     # wizard-v7, the network it was measured with, plays the rollouts and is the prior and the bid model
     assert {Path(a.source).name for a in (agent.policy, agent.prior, agent.inference.model)} == {"wizard-v7.npz"}
     assert make_agent("search:model=rule", 0).inference.model is None
     larger = make_agent("search:samples=48:top=5:over=8", 0)
-    assert (larger.samples, larger.rollout, larger.top, larger.inference.oversample) == (48, "ppo-v7", 5, 8)
+    assert (larger.samples, larger.rollout, larger.top, larger.inference.oversample) == (48, "net-v7", 5, 8)
     assert make_agent("search:rollout=rule", 0).rollout == "rule"
     earlier = make_agent("search:rollout=ppo-v3", 0)  # an earlier shipped network plays the rollouts and is the prior
     assert Path(earlier.policy.source).name == Path(earlier.prior.source).name == "wizard-v3.npz"

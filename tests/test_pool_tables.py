@@ -236,7 +236,7 @@ def test_previous_is_the_runs_earlier_agents_and_a_resume_refuses_another_pool(t
 
 def test_a_recipe_takes_a_pool_and_reads_its_checkpoints_from_the_recipes_folder(tmp_path: Path):
     base = {"name": "pool", "step": [{"name": "data", "kind": "train-values", "mix": [3], "pool_tables": 0.25}]}
-    step = dict(base["step"][0], pool=["previous", "ppo-v2", "../pretrained/wizard-v3.npz"])
+    step = dict(base["step"][0], pool=["previous", "ppo-v2", "../zoo/wizard-v3.npz"])
     folder = Path(PRETRAINED_V3).parent.parent / "recipes-here"  # need not exist: only its parent is read
     (cfg,) = recipes.parse({**base, "step": [step]}, folder / "pool.toml").step("data").values_stages()
     assert cfg.pool == ["previous", "ppo-v2", str(PRETRAINED_V3.resolve())] and cfg.pool_tables == 0.25

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
+from wizard_env.agents.zoo import BY_FILE, NETWORKS
 from wizard_env.cli.main import main
 from wizard_env.engine.game import WizardGame
 from wizard_env.engine.observation import OBS_SIZE, observe
@@ -285,7 +286,7 @@ def test_the_shipped_recipe_states_the_model_cards_steps():
     assert {(c.seed, c.samples, c.features) for c in stages} == {(1, 600_000, False)}
     fit = recipe.step("fit")
     assert fit.keys["iterations"] == [0, 1, 2, 3] and fit.fit_config().hidden == [512, 256] and fit.keys["seed"] == 11
-    shipped = load_checkpoint(ROOT / "agents" / "pretrained" / "wizard-v1.npz")[0]
+    shipped = load_checkpoint(ROOT / "zoo" / "wizard-v1.npz")[0]
     assert [1.5, 1.5] in recipe.step("margins").keys["grid"] and shipped["advice_bonus"] == pytest.approx({"bid": 0.15, "play": 0.15})
     assert shipped["hidden"] == fit.keys["hidden"] and shipped["train"]["epochs"] == fit.keys["epochs"]
 
@@ -304,7 +305,7 @@ def test_the_shipped_recipe_states_the_model_cards_steps():
 def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, start, reference, distinct):
     """wizard-vN.toml starts from the file of the network before (wizard-v7, the continuation of wizard-v6's run, from
     the one that run started from) and spells out every setting its checkpoint records
-    (wizard-v3 and later record the absolute path of the clone they were built in, so only the path's end is compared).
+    (the start by its agent name: net-v2 for wizard-v2.npz).
     The checkpoint's own iteration is compared with the recipe's count, not the count its run was started with
     (wizard-v5 is iteration 2 of a longer run), nor the worker count, on which the data do not depend. The folders
     of the earlier steps whose data it read (``data_from``) are compared by the step's name, their last part."""
@@ -319,11 +320,11 @@ def test_a_recipe_states_the_settings_its_checkpoint_was_trained_with(name, star
 def assert_recorded(cfg, name: str, start: str, iteration: int, folders: dict[str, str] | None = None) -> dict:
     """The settings ``name``.npz records are ``cfg``'s, but the paths' ends, the workers and the iteration counts;
     ``folders``: the step named by the folder the run read under another name. Returns what the file records."""
-    shipped = load_checkpoint(ROOT / "agents" / "pretrained" / f"{name}.npz")[0]
+    shipped = load_checkpoint(NETWORKS[BY_FILE[f"{name}.npz"]])[0]
     trained = {**LATER_DEFAULTS, **shipped["train"]}  # settings added since, at the value the run had
     trained["data_from"] = [(folders or {}).get(Path(f).name, Path(f).name) for f in trained["data_from"]]
-    assert Path(cfg.start) == (ROOT / "agents" / "pretrained" / start).resolve()
-    assert Path(trained.pop("start")).parts[-3:] == ("agents", "pretrained", start)
+    assert Path(cfg.start) == NETWORKS[BY_FILE[start]].resolve()
+    assert trained.pop("start") == BY_FILE[start]
     assert trained.pop("method") == "rollout-values" and shipped["iteration"] == iteration
     trained.pop("workers"), trained.pop("iterations")
     assert {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("start", "workers", "iterations")} == trained
@@ -449,7 +450,7 @@ def test_the_features_ablation_fits_twice_on_one_data_set_with_one_difference_an
     recipe = recipes.load(ROOT / "training" / "recipes" / "ablation-features.toml")
     assert [s.kind for s in recipe.steps] == ["train-values", "fit-values", "fit-values", "eval-suite", "eval-suite"]
     (cfg,) = recipe.step("data").values_stages()
-    assert Path(cfg.start) == ROOT / "agents" / "pretrained" / "wizard-v11.npz" and cfg.features
+    assert Path(cfg.start) == ROOT / "zoo" / "wizard-v11.npz" and cfg.features
     with_, without = (recipe.step(name) for name in ("with", "without"))
     assert with_.keys["features"] is True and without.keys["features"] is False
     assert {k: v for k, v in with_.keys.items() if k != "features"} == {k: v for k, v in without.keys.items() if k != "features"}
@@ -490,7 +491,7 @@ def test_climb_v11_rebuilds_ablation_features_4x_data_and_confirms_every_network
     climb = recipes.load(ROOT / "training" / "recipes" / "climb-v11.toml")
     assert climb.step("data") == recipes.load(ROOT / "training" / "recipes" / "ablation-features-4x.toml").step("data")
     (cfg,) = climb.step("rise").values_stages()
-    assert Path(cfg.start) == ROOT / "agents" / "pretrained" / "wizard-v11.npz" and climb.step("rise").keys["data_from"] == ["data"]
+    assert Path(cfg.start) == ROOT / "zoo" / "wizard-v11.npz" and climb.step("rise").keys["data_from"] == ["data"]
     assert (cfg.gate, cfg.gate_rule, cfg.confirm, cfg.soup, cfg.targets) == (4000, "climbs", 4000, True, "search")
     assert climb.step("battery").keys["checkpoint"] == "rise"
 
@@ -709,6 +710,7 @@ def test_docs_recipe_that_runs_on_from_wizard_v11s_rise_goes_on_from_a_run_of_it
     example = text.split("```toml\n")[1].split("```")[0]
     shutil.copytree(ROOT / "training" / "recipes", tmp_path / "training" / "recipes")  # beside the recipes it extends
     (tmp_path / "agents").symlink_to(ROOT / "agents")
+    (tmp_path / "zoo").symlink_to(ROOT / "zoo")
     path = tmp_path / "training" / "recipes" / "longer.toml"
     path.write_text(example)
     mine, v11 = recipes.load(path), recipes.load(path.with_name("wizard-v11.toml"))
@@ -769,7 +771,7 @@ def test_a_new_step_after_a_base_step_comes_right_after_it_and_the_new_steps_pla
 
 
 def test_a_base_in_another_folder_keeps_naming_the_checkpoints_it_named(tmp_path: Path):
-    shipped = ROOT / "agents" / "pretrained"
+    shipped = ROOT / "zoo"
     base, folder = tmp_path / "base", tmp_path / "mine" / "deeper"
     base.mkdir(), folder.mkdir(parents=True)
     start = Path(os.path.relpath(shipped / "wizard-v1.npz", base)).as_posix()

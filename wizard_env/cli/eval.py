@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from wizard_env.agents.registry import AGENT_NAMES
+from wizard_env.agents.registry import NAMES_IN_SHORT
 from wizard_env.engine.rules import Rules
 from wizard_env.training import eval_report
 from wizard_env.training.progress import Progress
@@ -41,7 +41,7 @@ DESCRIPTION = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard eval`` (the variant options are already there)."""
     parser.add_argument("--agents", required=True, metavar="A,B,...",
-                        help=f"one agent per seat (known: {', '.join(AGENT_NAMES)}; 'name:arg' passes an argument); "
+                        help=f"one agent per seat (known: {NAMES_IN_SHORT}; 'name:arg' passes an argument); "
                         "with --setting, the one agent to evaluate")
     add_setting_option(parser, "its rules, and its opponents in every seat but the one of --agents' agent")
     parser.add_argument("--games", type=options.int_type, default=100, metavar="G",

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from wizard_env.agents.registry import AGENT_NAMES, make_agent
+from wizard_env.agents.registry import NAMES_IN_SHORT, make_agent
 from wizard_env.engine.batch import MAX_GAME_SEED
 from wizard_env.engine.cards import SUIT_WORDS, SUITS, card_name, parse_card
 from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
@@ -37,7 +37,7 @@ DESCRIPTION = "Play one seat in the terminal; you see only what your seat may kn
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard play`` (the variant options are already there)."""
     parser.add_argument("--opponents", default="rule", metavar="A,B,...",
-                        help=f"one agent for every other seat, or one per other seat (known: {', '.join(AGENT_NAMES)}; default rule)")
+                        help=f"one agent for every other seat, or one per other seat (known: {NAMES_IN_SHORT}; default rule)")
     parser.add_argument("--seat", type=options.int_type, default=0, metavar="K", help="your seat, counting from 0 (default 0)")
     parser.add_argument("--seed", type=options.seed_type, default=None, metavar="S", help="game seed (default: a random one, printed)")
     parser.add_argument("--replay", type=options.path_type, metavar="FILE",
