@@ -83,6 +83,7 @@ from .ray_collect import RayWorkers, most_decisions
 from .rllib_cluster import check_address
 from .values_config import (SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume, check_same_command,
                             checkpoint_config, earlier_runs, read_run_config)
+from .zero import initial_path, write_initial
 
 
 class ValuesTrainer:
@@ -100,6 +101,8 @@ class ValuesTrainer:
         self.started = time.monotonic()
         self.curve = train_report.Curve(self.out / "curve.csv")
         self.earlier_runs: list[Path] = []  #: the chunks of the ``--data-from`` runs, which every fit reads first
+        #: the network before iteration 0: ``--start``, or a ``--zero`` run's random one (``zero.initial_path``)
+        self.start = cfg.start or (str(initial_path(self.out)) if cfg.zero else "")
 
     def checkpoint(self, iteration: int) -> Path:
         """Where iteration ``iteration``'s agent is saved."""
@@ -110,7 +113,7 @@ class ValuesTrainer:
         previous iteration's (under ``--gate``, the last one the gate kept), or ``--start`` ("": RuleAgent, or with
         ``--no-advice`` random play, collects, and the fit starts fresh)."""
         kept = [k for k in range(iteration) if (self.verdict(k) or {}).get("kept")]
-        return str(self.checkpoint(kept[-1])) if kept else self.cfg.start
+        return str(self.checkpoint(kept[-1])) if kept else self.start
 
     def verdict(self, iteration: int) -> dict | None:
         """The gate's verdict on ``iteration`` (None: not judged yet); ``{"kept": True}`` for one not gated."""
@@ -118,7 +121,7 @@ class ValuesTrainer:
 
     def gated(self, iteration: int) -> bool:
         """Whether ``iteration``'s network must pass ``--gate`` (not iteration 0 without ``--start``: no network before it)."""
-        return bool(self.cfg.gate and (iteration or self.cfg.start))
+        return bool(self.cfg.gate and (iteration or self.start))
 
     def finished(self, iteration: int) -> bool:
         """Whether ``iteration`` has its checkpoint and, if gated, the gate's verdict on it."""
@@ -307,6 +310,8 @@ class ValuesTrainer:
     def run(self) -> PPOAgent:
         """Every iteration not finished yet; the last iteration's agent."""
         try:
+            if self.cfg.zero:
+                write_initial(Path(self.start), self.cfg, self.rules)
             return self._iterations()
         finally:
             self.ended = time.monotonic()

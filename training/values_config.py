@@ -31,6 +31,7 @@ from .evaluate import EVAL_BYTES_PER_GAME
 from .gate import check_rule
 from .opponent_pool import check_pool
 from .ray_collect import require_ray
+from .zero import check_earlier, check_zero
 
 
 @dataclass
@@ -72,6 +73,7 @@ class ValuesConfig:
     soup: bool = False  #: with --gate, an iteration after rejected ones is judged, and kept, as the mean of the weights of its fit and theirs (every fit since the network that collects, all fitted from its weights): a rejected fit is not lost, and the mean of two such fits from wizard-v10 was better than each alone (docs/recipes.md)
     confirm: int = 0  #: with --gate, a network the gate keeps plays the gate's tables again on this many deals of their own and is kept only if --gate-rule keeps it there too: the gate's figures lean high over the networks it keeps (they are the deals that chose them), the confirming deals' do not (0: no confirmation)
     advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
+    zero: bool = False  #: with --no-advice, from the rules alone (training/zero.py): no RuleAgent in training at all (no --rule-tables; --pool of previous and zero checkpoints; --start and --data-from only zero runs); iteration 0 collects with a network of random weights drawn from --seed (checkpoints/init.npz), which also starts the first fit; RuleAgent stays in the evaluations
 
 
 #: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
@@ -98,7 +100,7 @@ RESUME_MAY_CHANGE = ("iterations", "workers", "eval_deals", "data", "epochs", "l
 LATER_DEFAULTS = {"data": "last", "features": False, "backend": "local", "address": "", "targets": "rollout",
                   "search_samples": 8, "start": "", "search_top": 0, "rule_tables": 0.0, "pool_tables": 0.0, "pool": [],
                   "advice": True, "data_from": [], "gate": 0, "search_infer": False, "gate_rule": "means",
-                  "patience": 0, "soup": False, "confirm": 0}
+                  "patience": 0, "soup": False, "confirm": 0, "zero": False}
 #: The settings that are lists of strings (the other lists hold integers).
 STRING_LISTS = ("pool", "data_from")
 
@@ -137,6 +139,8 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError("--confirm applies with --gate only (it plays again the tables of a network the gate kept)")
     if not cfg.advice:
         check_from_scratch(cfg)
+    if cfg.zero:
+        check_zero(cfg)
     if cfg.play_margin is not None:
         check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())
     if not cfg.hidden or any(h < 1 for h in cfg.hidden):
@@ -273,6 +277,8 @@ def earlier_runs(cfg: ValuesConfig, out: Path) -> list[tuple[Path, ValuesConfig,
         except ValueError as e:
             raise ValueError(f"{where}: {str(e).removeprefix('--resume: ')}") from None
         run = ValuesConfig(**saved_settings(config))
+        if cfg.zero:
+            check_earlier(folder, config)
         if run.advice != cfg.advice:
             stored = {True: "RuleAgent's choice", False: "the action played (--no-advice)"}
             raise ValueError(f"{where}: its decisions are stored with {stored[run.advice]}, this run's with {stored[cfg.advice]}")

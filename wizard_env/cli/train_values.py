@@ -88,6 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-advice", dest="advice", action="store_const", const=False,
                         help="learn from scratch: the network reads the observation alone, starts from random weights and "
                              "plays the plain argmax; iteration 0 is played and rolled out by random legal actions")
+    parser.add_argument("--zero", action="store_const", const=True, help=docs["zero"])
     parser.add_argument("--pool", metavar="SPEC,SPEC,...", help=docs["pool"])
     parser.add_argument("--targets", choices=TARGETS, help=f"{docs['targets']} (default {d.targets})")
     parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
