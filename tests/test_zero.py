@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numba.core.dispatcher import Dispatcher
 
 pytest.importorskip("torch")
 
@@ -23,7 +24,7 @@ from wizard_env.training import evaluate as evaluate_module  # noqa: E402
 from wizard_env.training import recipe as recipes  # noqa: E402
 from wizard_env.training import zero  # noqa: E402
 from wizard_env.training.recipe_run import run_recipe  # noqa: E402
-from wizard_env.training.values_config import ValuesConfig, check_config, earlier_runs  # noqa: E402
+from wizard_env.training.values_config import ValuesConfig, check_config, checkpoint_config, earlier_runs  # noqa: E402
 
 RECIPES = Path(__file__).resolve().parent.parent / "training" / "recipes"
 #: The modules of RuleAgent: the agent, its bids, its card play, its numbers by action and its reading of a view.
@@ -60,7 +61,9 @@ def rule_outside_evaluations_raises(monkeypatch) -> list[str]:
     """Make every RuleAgent method but ``__init__`` (which only seeds a Generator) and every function of its modules,
     wherever a loaded module of the package holds it, raise ``RuleAgentRan`` unless called inside
     ``training.evaluate.evaluate`` (each iteration's row against RuleAgents: a yardstick); the names called inside it.
-    Worker processes are forked from this one, so they raise too."""
+    Worker processes are forked from this one, so they raise too. Compiled functions (numba dispatchers) stay: another
+    compiled function that calls one resolves it as a global when it compiles, which a Python wrapper would break;
+    Python reaches them only through the functions and methods guarded here."""
     inside = [0]
     called: list[str] = []
 
@@ -76,7 +79,8 @@ def rule_outside_evaluations_raises(monkeypatch) -> list[str]:
     for short in RULE_MODULES:
         module = importlib.import_module(f"wizard_env.agents.{short}")
         for name, value in vars(module).items():
-            if callable(value) and not isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
+            if (callable(value) and not isinstance(value, (type, Dispatcher))
+                    and getattr(value, "__module__", None) == module.__name__):
                 originals[id(value)] = (value, f"{short}.{name}")
     for module in [m for name, m in sys.modules.items() if name.startswith("wizard_env") and m is not None]:
         for name, value in list(vars(module).items()):
@@ -179,13 +183,13 @@ def test_settings_that_bring_rule_agent_into_a_zero_run_are_refused(change, mess
 
 def test_a_zero_run_starts_and_reads_data_only_from_zero_runs(tmp_path):
     plain = tmp_path / "plain.npz"
-    zero.write_initial(plain, dataclasses.replace(ZERO, zero=False), zero_rules())
+    zero.write_initial(plain, checkpoint_config(dataclasses.replace(ZERO, zero=False), zero_rules(), -1, 0), ZERO.seed)
     with pytest.raises(ValueError, match=re.escape(f"--start {plain} and --zero: not a checkpoint of a zero run")):
         check_config(dataclasses.replace(ZERO, start=str(plain)))
     with pytest.raises(ValueError, match=re.escape(f"--pool {str(plain)!r} and --zero")):
         check_config(dataclasses.replace(ZERO, pool=[str(plain)]))
     own = tmp_path / "own.npz"
-    zero.write_initial(own, ZERO, zero_rules())
+    zero.write_initial(own, checkpoint_config(ZERO, zero_rules(), -1, 0), ZERO.seed)
     check_config(dataclasses.replace(ZERO, start=str(own), pool=["previous", f"ppo:{own}"]))  # no error
     run = tmp_path / "run"
     run.mkdir()

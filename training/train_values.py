@@ -311,7 +311,7 @@ class ValuesTrainer:
         """Every iteration not finished yet; the last iteration's agent."""
         try:
             if self.cfg.zero:
-                write_initial(Path(self.start), self.cfg, self.rules)
+                write_initial(Path(self.start), checkpoint_config(self.cfg, self.rules, -1, 0), self.cfg.seed)
             return self._iterations()
         finally:
             self.ended = time.monotonic()

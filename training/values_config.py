@@ -29,9 +29,9 @@ from . import rollout_values as rv
 from .common import check_ranges, json_rules, rules_json
 from .evaluate import EVAL_BYTES_PER_GAME
 from .gate import check_rule
-from .opponent_pool import check_pool
+from .opponent_pool import PREVIOUS, check_pool
 from .ray_collect import require_ray
-from .zero import check_earlier, check_zero
+from .zero import is_zero
 
 
 @dataclass
@@ -348,3 +348,35 @@ def check_same_command(before: dict, header: dict | None, out: Path) -> None:
     if algo != now:
         started = f"wizard baseline {algo}" if algo else "wizard train-values"
         raise ValueError(f"--resume: {out} is a run of {started}; resume it with {started} --out {out} --resume")
+
+
+def check_zero(cfg: ValuesConfig) -> None:
+    """ValueError naming the first setting that would bring RuleAgent into a ``--zero`` run's training (what
+    ``check_from_scratch`` refuses beside ``--no-advice`` is refused there)."""
+    if cfg.advice:
+        raise ValueError("--zero needs --no-advice: the network reads the observation alone, not RuleAgent's choice")
+    if cfg.rule_tables:
+        raise ValueError(f"--rule-tables {cfg.rule_tables:g} and --zero: a zero run plays no RuleAgent (--rule-tables 0); "
+                         "it meets its own earlier networks at --pool-tables")
+    for entry in cfg.pool:
+        if entry != PREVIOUS and not _zero_checkpoint(entry):
+            raise ValueError(f"--pool {entry!r} and --zero: a zero run's pool is {PREVIOUS} (its own earlier networks) "
+                             "and checkpoints of zero runs")
+    if cfg.start and not _zero_checkpoint(cfg.start):
+        raise ValueError(f"--start {cfg.start} and --zero: not a checkpoint of a zero run (a zero run starts from random "
+                         "weights, or from a zero run's network)")
+
+
+def _zero_checkpoint(entry: str) -> bool:
+    """Whether ``entry`` (a path, or ``ppo:PATH``) names a readable checkpoint of a zero run."""
+    try:
+        config, _ = load_checkpoint(entry.removeprefix("ppo:"))
+    except (ValueError, OSError):
+        return False
+    return is_zero(config)
+
+
+def check_earlier(folder: Path, config: dict) -> None:
+    """ValueError naming the ``--data-from`` run in ``folder`` (its config.json ``config``) unless it is a zero run."""
+    if not is_zero(config):
+        raise ValueError(f"--data-from {folder}: not a zero run; a --zero run reads only the data of zero runs")

@@ -23,19 +23,13 @@ heuristic function made to raise outside those evaluations.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wizard_env.agents.ppo_agent import load_checkpoint, save_checkpoint
+from wizard_env.agents.ppo_agent import save_checkpoint
 
 from . import rollout_values as rv
-from .opponent_pool import PREVIOUS
 
-if TYPE_CHECKING:
-    from wizard_env.engine.rules import Rules
-
-    from .values_config import ValuesConfig
 
 #: The stream of the run's seed the initial network's weights are drawn from (``rollout_values``' streams end at 13).
 INIT_STREAM = 20
@@ -62,50 +56,17 @@ def initial_weights(hidden: list[int], seed: int) -> dict[str, np.ndarray]:
     return weights
 
 
-def write_initial(path: Path, cfg: ValuesConfig, rules: Rules) -> None:
-    """Write the initial network to ``path`` (atomically) unless it is there: a checkpoint of the run's settings that
-    collects iteration 0's data and whose weights iteration 0's fit starts from. Its ``iteration`` is -1 (no data)."""
+def write_initial(path: Path, config: dict, seed: int) -> None:
+    """Write the initial network to ``path`` (atomically) unless it is there: ``config`` (the run's checkpoint config,
+    ``values_config.checkpoint_config`` at iteration -1) with weights drawn from ``seed``; it collects iteration 0's
+    data and iteration 0's fit starts from its weights."""
     if path.is_file():
         return
-    from .values_config import checkpoint_config
-
-    config = {**checkpoint_config(cfg, rules, -1, 0), "init": f"random weights, seed [{cfg.seed}, {INIT_STREAM}]"}
+    config = {**config, "init": f"random weights, seed [{seed}, {INIT_STREAM}]"}
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_checkpoint(path, config, initial_weights(list(cfg.hidden), cfg.seed))
+    save_checkpoint(path, config, initial_weights(list(config["hidden"]), seed))
 
 
 def is_zero(config: dict) -> bool:
     """Whether a checkpoint's config, or a run's config.json, is a zero run's."""
     return bool((config.get("train") or {}).get("zero"))
-
-
-def check_zero(cfg: ValuesConfig) -> None:
-    """ValueError naming the first setting that would bring RuleAgent into a ``--zero`` run's training (what
-    ``check_from_scratch`` refuses beside ``--no-advice`` is refused there)."""
-    if cfg.advice:
-        raise ValueError("--zero needs --no-advice: the network reads the observation alone, not RuleAgent's choice")
-    if cfg.rule_tables:
-        raise ValueError(f"--rule-tables {cfg.rule_tables:g} and --zero: a zero run plays no RuleAgent (--rule-tables 0); "
-                         "it meets its own earlier networks at --pool-tables")
-    for entry in cfg.pool:
-        if entry != PREVIOUS and not _zero_checkpoint(entry):
-            raise ValueError(f"--pool {entry!r} and --zero: a zero run's pool is {PREVIOUS} (its own earlier networks) "
-                             "and checkpoints of zero runs")
-    if cfg.start and not _zero_checkpoint(cfg.start):
-        raise ValueError(f"--start {cfg.start} and --zero: not a checkpoint of a zero run (a zero run starts from random "
-                         "weights, or from a zero run's network)")
-
-
-def _zero_checkpoint(entry: str) -> bool:
-    """Whether ``entry`` (a path, or ``ppo:PATH``) names a readable checkpoint of a zero run."""
-    try:
-        config, _ = load_checkpoint(entry.removeprefix("ppo:"))
-    except (ValueError, OSError):
-        return False
-    return is_zero(config)
-
-
-def check_earlier(folder: Path, config: dict) -> None:
-    """ValueError naming the ``--data-from`` run in ``folder`` (its config.json ``config``) unless it is a zero run."""
-    if not is_zero(config):
-        raise ValueError(f"--data-from {folder}: not a zero run; a --zero run reads only the data of zero runs")
