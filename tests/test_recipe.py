@@ -866,6 +866,6 @@ def test_a_fit_that_holds_nothing_out_gives_no_held_out_figure(tmp_path: Path):
     path = write_recipe(tmp_path, TINY.replace("held_out_every = 4", "held_out_every = 1000"))
     lines: list[str] = []
     run_recipe(recipes.load(path), tmp_path / "run", until="fit", log=lines.append)
-    fitted = next(line for line in lines if "fitted" in line and "loss" in line)
+    fitted = next(line for line in lines if line.startswith("  fit: fitted"))
     assert "nothing held out (fewer chunks than the fit's held_out_every)" in fitted and "departs" not in fitted
     assert "differs" not in json.loads((tmp_path / "run" / "steps" / "fit" / "fit.json").read_text())
