@@ -289,3 +289,16 @@ def test_a_phase_with_a_time_budget_shows_the_share_of_whichever_budget_binds(mo
     bar.to(280)
     bar.finish("--minutes 1")
     assert lines[-1].startswith("dmc: 100% (280 of 1,000 batches,") and lines[-1].endswith("ended by --minutes 1")
+
+
+def test_a_checkpoint_records_the_checkpoint_it_started_from_relative_to_its_run_folder(tmp_path: Path, capsys):
+    import json
+
+    first = (tmp_path / "first").resolve()
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(first)]) == 0
+    out = tmp_path / "second"
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(out),
+                 "--init-from", str(first / "checkpoints" / "latest.npz")]) == 0
+    config, _ = load_checkpoint(out / "checkpoints" / "latest.npz")
+    assert config["train"]["init_from"] == "../first/checkpoints/latest.npz"
+    assert str(tmp_path.resolve()) not in json.dumps(config)

@@ -526,3 +526,20 @@ def test_minutes_is_a_wall_time_budget_checked_before_anything_is_written(tmp_pa
     printed = capsys.readouterr().out
     assert "iteration 1: the run's 0.0001 minutes have passed; it stops at iteration 0" in printed
     assert sorted(p.name for p in (out / "checkpoints").glob("iter-*.npz")) == ["iter-0.npz"]
+
+
+def test_checkpoints_record_what_the_run_read_relative_to_its_folder_or_by_agent_name(tmp_path: Path):
+    from wizard_env.training.common import portable_path
+
+    first = run(tmp_path / "a").out.resolve()
+    latest, iter0 = first / "checkpoints" / "latest.npz", first / "checkpoints" / "iter-0.npz"
+    cfg = dataclasses.replace(TINY, start=str(latest), data_from=[str(first)], pool=[str(iter0), "rule"], pool_tables=0.25)
+    run(tmp_path / "b", cfg)
+    for name in ("iter-0.npz", "latest.npz"):
+        config, _ = load_checkpoint(tmp_path / "b" / "checkpoints" / name)
+        train = config["train"]
+        assert train["start"] == "../a/checkpoints/latest.npz" and train["data_from"] == ["../a"]
+        assert train["pool"] == ["../a/checkpoints/iter-0.npz", "rule"]
+        assert str(tmp_path) not in json.dumps(config) and str(tmp_path.resolve()) not in json.dumps(config)
+    assert json.loads((tmp_path / "b" / "config.json").read_text())["train"]["start"] == str(latest)  # as given, to resume
+    assert portable_path("/any/checkout/agents/pretrained/wizard-v11.npz", tmp_path) == "ppo-v11"  # the versioned name

@@ -30,6 +30,25 @@ def rules_json(rules: Rules) -> dict[str, Any]:
             "bid_total_rule": rules.bid_total_rule, "foresight": rules.foresight}
 
 
+def portable_path(path: str, folder: str | os.PathLike) -> str:
+    """A file or folder a run read (``path``, as given), as its checkpoints record it, so that they hold nothing of
+    the machine: the name of the shipped network it is (a file of that name in a ``pretrained`` or ``zoo`` folder;
+    the versioned name, as ``ppo-v11``, not a name that moves on), else the path relative to the run's ``folder``."""
+    from wizard_env.agents.ppo_agent import SHIPPED
+
+    if not path:
+        return path
+    given = Path(path)
+    if given.parent.name in ("pretrained", "zoo"):
+        names = [name for name, shipped in SHIPPED.items() if shipped.name == given.name]
+        if names:
+            return max(names, key=len)
+    try:
+        return os.path.relpath(os.path.abspath(path), os.path.abspath(folder))
+    except ValueError:  # another drive (Windows): no relative path; its name alone
+        return given.name
+
+
 def json_rules(saved: dict[str, Any]) -> Rules:
     """Inverse of ``rules_json``: the rules a run's config.json or a checkpoint stores; KeyError, TypeError or
     ValueError where they make no game, for the caller to name the file."""

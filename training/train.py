@@ -40,7 +40,7 @@ from wizard_env.engine.rules import Rules
 
 from . import train_report
 from .progress import Progress
-from .common import check_ranges, rules_json, run_lock, say, stop_on_interrupt
+from .common import check_ranges, portable_path, rules_json, run_lock, say, stop_on_interrupt
 from .train_resume import check_resume
 from .warm_start import WARM_START_SHARE, check_warm_start_memory
 
@@ -82,11 +82,16 @@ class TrainConfig:
     init_from: str = ""  #: start from this checkpoint's weights instead of the warm start (same network)
 
 
-def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int, wall_s: float = 0.0) -> dict:
-    """The JSON config stored with the weights (``wall_s``: the run's seconds up to them, over all its sessions)."""
+def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int, wall_s: float = 0.0,
+                      folder: Path | None = None) -> dict:
+    """The JSON config stored with the weights (``wall_s``: the run's seconds up to them, over all its sessions; with
+    the run's ``folder``, ``init_from`` as ``portable_path`` records it)."""
+    train = dataclasses.asdict(cfg)
+    if folder is not None:
+        train["init_from"] = portable_path(cfg.init_from, folder)
     return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "hidden": list(cfg.hidden),
             "activation": cfg.activation, "learn": cfg.learn, "advice": cfg.advice, "rules": rules_json(rules),
-            "train": dataclasses.asdict(cfg), "num_timesteps": int(num_timesteps), "wall_s": round(float(wall_s), 1)}
+            "train": train, "num_timesteps": int(num_timesteps), "wall_s": round(float(wall_s), 1)}
 
 
 def policy_weights(model) -> dict[str, np.ndarray]:
@@ -228,7 +233,7 @@ class Trainer:
 
     def save(self) -> Path:
         """Write checkpoints/step-N.npz and latest.npz."""
-        config = checkpoint_config(self.cfg, self.rules, self.model.num_timesteps, self.elapsed())
+        config = checkpoint_config(self.cfg, self.rules, self.model.num_timesteps, self.elapsed(), self.out)
         weights = policy_weights(self.model)
         folder = self.out / "checkpoints"
         save_checkpoint(folder / f"step-{self.model.num_timesteps:09d}.npz", config, weights)

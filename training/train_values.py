@@ -292,7 +292,7 @@ class ValuesTrainer:
         bonus = phase_bonus(advice_bonus(cfg), cfg.advice, str(self.out))
         stats = {"decisions": int(len(train)), "held_out": int(held_out.sum()), "loss": loss,
                  **(rv.gains(net, samples, check, bonus, cfg.features, advice=cfg.advice) if check.size else {})}
-        config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far)
+        config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far, self.out)
         config["wall_seconds"] = round(time.monotonic() - self.started, 1)  # the run's, over all its sessions
         if cfg.soup:
             config["soup_fits"] = fits
