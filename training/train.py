@@ -10,6 +10,10 @@ Every ``--eval-every`` steps (after the PPO update of the rollout that reached t
 (``wizard_env.training.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
 checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
 
+Time: ``--max-minutes`` caps each session, its warm start and evaluations included. The warm start takes at most
+``WARM_START_SHARE`` of it (``wizard_env.training.warm_start``); PPO stops at the last whole rollout once only the time
+of the last evaluation is left, kept for the final one; a session that stopped so says where its time went.
+
 Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2
 and the value head trains at unit scale; observations are used as encoded (``wizard_env.engine.observation``
 already scales counts to 0..1 and scores by 1/100).
@@ -42,7 +46,7 @@ from . import train_report
 from .progress import Progress
 from .common import check_ranges, portable_path, rules_json, run_lock, say, stop_on_interrupt
 from .train_resume import check_resume
-from .warm_start import WARM_START_SHARE, check_warm_start_memory
+from .warm_start import WARM_START_SHARE, check_warm_start_memory, describe
 
 
 @dataclass
@@ -410,13 +414,14 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
             # run's agent (its network where it learned, RuleAgent elsewhere) in every phase
             teacher = PPOAgent(*start, seed=np.random.default_rng([cfg.seed, 10]), source=cfg.init_from)
             stats = trainer.warm_start(teacher)
-            log(warm_start_line(trainer, stats, f"{cfg.init_from} as an agent (its phases, RuleAgent's in the others)"))
+            log(describe(stats, trainer.spent["warm start"], cfg.max_minutes,
+                         f"{cfg.init_from} as an agent (its phases, RuleAgent's in the others)"))
         trainer.report()
     elif cfg.bc_epochs == 0:
         log("no warm start (--bc-epochs 0): PPO starts from random weights")
         trainer.report()
     else:
-        log(warm_start_line(trainer, trainer.warm_start()))
+        log(describe(trainer.warm_start(), trainer.spent["warm start"], cfg.max_minutes))
         trainer.report()
     trainer.snapshot()
     trainer.train()
@@ -431,18 +436,3 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
     train_report.plot(trainer.curve.path, out / "curve.png")
     return trainer
 
-
-def warm_start_line(trainer: Trainer, stats: dict, whom: str = "RuleAgent") -> str:
-    """What the warm start did (``stats``: ``warm_start.warm_start``'s), and where the time budget stopped it."""
-    seconds = trainer.spent["warm start"]
-    if stats["agreement"] is None:
-        line = f"warm start: cloned nothing of {whom} ({stats['samples']:,} decisions collected, {seconds:.0f} s)"
-    else:
-        line = (f"warm start: cloned {stats['samples']:,} decisions of {whom} in {stats['batches']:,} of "
-                f"{stats['planned']:,} minibatches, agreement {stats['agreement']:.3f}, value mse {stats['value_mse']:.3f} "
-                f"({seconds:.0f} s)")
-    if stats["stopped"]:
-        line += (f"; stopped {'while playing its games' if stats['stopped'] == 'games' else 'while cloning'} at "
-                 f"{WARM_START_SHARE:.0%} of --max-minutes {trainer.cfg.max_minutes:g} ({seconds:.0f} of "
-                 f"{trainer.budget():.0f} s): the rest goes to PPO")
-    return line

@@ -95,6 +95,22 @@ def warm_start(policy, mix: list[Rules], cfg, teacher: Agent | None = None, quie
     return {**stats, "planned": batches, "stopped": "cloning" if stats["batches"] < batches else ""}
 
 
+def describe(stats: dict, seconds: float, max_minutes: float, whom: str = "RuleAgent") -> str:
+    """The line of a warm start that took ``seconds`` (``stats``: ``warm_start``'s; ``max_minutes``: the session's
+    budget; ``whom``: the teacher): what it cloned, and where the time budget stopped it."""
+    if stats["agreement"] is None:
+        line = f"warm start: cloned nothing of {whom} ({stats['samples']:,} decisions collected, {seconds:.0f} s)"
+    else:
+        line = (f"warm start: cloned {stats['samples']:,} decisions of {whom} in {stats['batches']:,} of "
+                f"{stats['planned']:,} minibatches, agreement {stats['agreement']:.3f}, value mse {stats['value_mse']:.3f} "
+                f"({seconds:.0f} s)")
+    if stats["stopped"]:
+        line += (f"; stopped {'while playing its games' if stats['stopped'] == 'games' else 'while cloning'} at "
+                 f"{WARM_START_SHARE:.0%} of --max-minutes {max_minutes:g} ({seconds:.0f} of {max_minutes * 60:.0f} s): "
+                 "the rest goes to PPO")
+    return line
+
+
 def decisions_per_game(rules: Rules, learn: str) -> int:
     """The most decisions of the phases ``learn`` names in one game of ``rules`` (a trump choice only
     follows a turned-up Wizard, so games usually have a few fewer)."""
