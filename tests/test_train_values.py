@@ -494,7 +494,7 @@ def test_the_progress_counts_the_decisions_the_iteration_uses_and_the_fit_fits_t
     collected = [number(m[1]) for line in lines if (m := re.search(r"chunk \d+ done: ([\d,]+) decisions collected, 40 needed", line))]
     uses = next(re.search(r"uses chunks 0-(\d+), ([\d,]+) decisions", line) for line in lines if "uses chunks" in line)
     used = number(uses[2])
-    fitted = next(re.search(r"fitted ([\d,]+) decisions \(all ([\d,]+) of this iteration's", line) for line in lines if "fitted" in line)
+    fitted = next(re.search(r"fitted ([\d,]+) decisions in \d+ s \(all ([\d,]+) of this iteration's", line) for line in lines if "fitted" in line)
     assert collected and all(c <= used for c in collected) and collected[-1] == used
     assert number(fitted[1]) == number(fitted[2]) == used  # nothing held out, nothing but this iteration's
     assert load_checkpoint(tmp_path / "run" / "checkpoints" / "iter-0.npz")[0]["num_samples"] == used

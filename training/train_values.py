@@ -378,7 +378,7 @@ class ValuesTrainer:
             agent, stats = self.fit(iteration, earlier + own, self.samples)
             fitting = time.monotonic() - fitting
             if not self.quiet:
-                self.log(f"iteration {iteration}: {fit_line(stats, decisions, played)} in {fitting:.0f} s")
+                self.log(f"iteration {iteration}: {fit_line(stats, decisions, played, fitting)}")
             self.judge(iteration)
             row = self.evaluate(agent, self.samples)
             if not self.quiet:
@@ -389,12 +389,13 @@ class ValuesTrainer:
         return agent
 
 
-def fit_line(stats: dict, own: int, played: str) -> str:
-    """What a fit did (``stats``: ``ValuesTrainer.fit``'s; ``own``: the iteration's own decisions; ``played``: whose
-    choices the held-out figures compare with): the decisions it fitted, where they came from, what it held out."""
+def fit_line(stats: dict, own: int, played: str, seconds: float) -> str:
+    """What a fit did in ``seconds`` (``stats``: ``ValuesTrainer.fit``'s; ``own``: the iteration's own decisions;
+    ``played``: whose choices the held-out figures compare with): the decisions it fitted, where they came from, what
+    it held out."""
     total = stats["decisions"] + stats["held_out"]
     source = f"all {own:,} of this iteration's" if total == own else f"{own:,} of this iteration and {total - own:,} earlier"
-    line = f"fitted {stats['decisions']:,} decisions ({source}"
+    line = f"fitted {stats['decisions']:,} decisions in {seconds:.0f} s ({source}"
     if not stats["held_out"]:
         return f"{line}; none held out: every 12th chunk is held out, 12 or more are needed), loss {stats['loss']:.3f}"
     gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k in ("trump", "bid", "play"))
