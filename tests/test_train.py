@@ -253,7 +253,7 @@ def test_the_time_cap_covers_the_warm_start_and_says_where_the_time_went(tmp_pat
     assert main(["train", *loud, "--mix", "4", "--timesteps", "128", "--max-minutes", "0", "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
     warm = next(line for line in out.splitlines() if line.startswith("warm start: clone"))
-    assert "cloned nothing" in warm and "stopped while playing its games at 50% of --max-minutes 0" in warm
+    assert "cloned nothing" in warm and "the time budget cut short its games: a warm start takes at most 50%" in warm
     assert "no PPO step was trained" in out and "--max-minutes 0 (0 s) went to: warm start" in out
     assert len([line for line in out.splitlines() if line.startswith("step ")]) == 1  # step 0 evaluated once, said once
 

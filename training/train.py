@@ -268,10 +268,9 @@ class Trainer:
         ``WARM_START_SHARE`` of the session's time (``warm_start.warm_start``'s stats)."""
         from .warm_start import warm_start
 
-        until = self.started + WARM_START_SHARE * self.budget()
         began = time.monotonic()
-        stats = warm_start(self.model.policy, self.mix, self.cfg, teacher, self.quiet, self.log,
-                           stop=lambda: time.monotonic() >= until)
+        seconds = max(self.started + WARM_START_SHARE * self.budget() - began, 0.0)
+        stats = warm_start(self.model.policy, self.mix, self.cfg, teacher, self.quiet, self.log, seconds)
         self.spent["warm start"] = time.monotonic() - began
         return stats
 

@@ -7,13 +7,15 @@ score those decisions led to, both from games where RuleAgent plays every seat. 
 makes that data cheap: a few hundred games give a few hundred thousand decisions.
 
 A run's time budget (``--max-minutes``) covers its warm start: ``Trainer.warm_start`` gives it ``WARM_START_SHARE`` of
-the budget, and ``stop`` ends it there, between the steps of its games (the decisions of rounds not finished are
-dropped: their returns are not known) or between the minibatches of its cloning; its stats say where it stopped.
+the budget, its games the first half of that (``GAMES_SHARE``), so that what they collected is cloned in the rest.
+The games stop between two steps (the decisions of rounds not finished are dropped: their returns are not known),
+the cloning between two minibatches; its stats say what was cut short.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -46,6 +48,8 @@ class Demonstrations:
 
 #: The share of a run's time budget its warm start may take: PPO has the rest.
 WARM_START_SHARE = 0.5
+#: The share of the warm start's time its games may take: the cloning has the rest.
+GAMES_SHARE = 0.5
 #: Decisions per step of the cloning.
 BATCH = 1024
 #: Memory the trainer takes besides its games and demonstrations (torch, numba, the model: about 0.6 GB measured).
@@ -71,28 +75,39 @@ def check_warm_start_memory(cfg, mix: list[Rules]) -> None:
 
 
 def warm_start(policy, mix: list[Rules], cfg, teacher: Agent | None = None, quiet: bool = False, log=print,
-               stop: Callable[[], bool] | None = None) -> dict:
+               seconds: float | None = None) -> dict:
     """Clone RuleAgent's decisions (or the ``teacher``'s, in every phase) in games of each rule set of ``mix`` into the
-    MaskablePPO ``policy`` as ``cfg`` (a ``TrainConfig``) says, saying so and showing progress unless ``quiet``;
-    ``stop()`` True ends it early (the time budget). Its stats: decisions cloned (``samples``), ``agreement`` and
-    ``value_mse`` (None without decisions), minibatches done of those planned, and where ``stop`` ended it
-    (``stopped``: "games", "cloning" or "")."""
+    MaskablePPO ``policy`` as ``cfg`` (a ``TrainConfig``) says, saying so and showing progress unless ``quiet``, in at
+    most ``seconds`` (None: no limit), its games in ``GAMES_SHARE`` of them. Its stats: decisions cloned
+    (``samples``), ``agreement`` and ``value_mse`` (None where nothing was cloned), minibatches done (``batches``) of
+    those ``planned``, and the parts the time cut short (``stopped``: "games", "cloning")."""
+    began, stopped = time.monotonic(), []
+
+    def until(part: str, share: float) -> Callable[[], bool]:
+        def stop() -> bool:  # asked before each piece of work: True cuts it short
+            if seconds is None or time.monotonic() - began < share * seconds:
+                return False
+            stopped.append(part)
+            return True
+        return stop
+
     phases, games = plan(cfg, teacher is not None)
     counts = ", ".join(str(r.num_players) for r in mix)
     with Progress("warm start: games", games * sum(r.num_rounds for r in mix), "round", quiet, log) as progress:
         progress.say(f"warm start: playing {games:,} games of {'its agent' if teacher else 'RuleAgent'} for each player "
                      f"count ({counts}) and cloning its decisions in {cfg.bc_epochs} epoch{'s' if cfg.bc_epochs != 1 else ''} "
                      "(--bc-games, --bc-epochs)")
-        demos = collect_mix(mix, games, cfg.seed, phases, cfg.episode, cfg.advice, teacher, progress.update, stop)
-    stopped = "games" if stop is not None and stop() else ""
+        demos = collect_mix(mix, games, cfg.seed, phases, cfg.episode, cfg.advice, teacher, progress.update,
+                            until("games", GAMES_SHARE))
     batches = cfg.bc_epochs * -(-len(demos.actions) // BATCH)
-    if stopped or not batches:
-        return {"samples": len(demos.actions), "agreement": None, "value_mse": None, "batches": 0, "planned": batches,
-                "stopped": stopped}
-    with Progress("warm start: cloning", batches, "batch", quiet, log) as progress:
-        stats = clone(policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing,
-                      progress=progress.update, stop=stop)
-    return {**stats, "planned": batches, "stopped": "cloning" if stats["batches"] < batches else ""}
+    stats: dict = {"samples": len(demos.actions), "agreement": None, "value_mse": None, "batches": 0}
+    if batches:
+        with Progress("warm start: cloning", batches, "batch", quiet, log) as progress:
+            stats = clone(policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing,
+                          progress=progress.update, stop=until("cloning", 1.0))
+    if not stats["batches"]:  # the figures of a policy that learned nothing here
+        stats.update(agreement=None, value_mse=None)
+    return {**stats, "planned": batches, "stopped": sorted(set(stopped), key=stopped.index)}
 
 
 def describe(stats: dict, seconds: float, max_minutes: float, whom: str = "RuleAgent") -> str:
@@ -105,9 +120,9 @@ def describe(stats: dict, seconds: float, max_minutes: float, whom: str = "RuleA
                 f"{stats['planned']:,} minibatches, agreement {stats['agreement']:.3f}, value mse {stats['value_mse']:.3f} "
                 f"({seconds:.0f} s)")
     if stats["stopped"]:
-        line += (f"; stopped {'while playing its games' if stats['stopped'] == 'games' else 'while cloning'} at "
-                 f"{WARM_START_SHARE:.0%} of --max-minutes {max_minutes:g} ({seconds:.0f} of {max_minutes * 60:.0f} s): "
-                 "the rest goes to PPO")
+        line += (f"; the time budget cut short its {' and its '.join(stats['stopped'])}: a warm start takes at most "
+                 f"{WARM_START_SHARE:.0%} of --max-minutes {max_minutes:g} ({WARM_START_SHARE * max_minutes * 60:.0f} s, "
+                 f"its games {GAMES_SHARE:.0%} of that), the rest is PPO's")
     return line
 
 
