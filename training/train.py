@@ -183,6 +183,7 @@ class Trainer:
 
     def __init__(self, cfg: TrainConfig, rules: Rules, out: Path, quiet: bool = False, log=None,
                  rounds: str | int | list[int] = "standard"):
+        self.started = time.monotonic()  #: this session's start: --max-minutes counts from here (the model's build too)
         check_config(cfg)
         self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log or say
         self.mix = mix_rules(cfg, rules, rounds)
@@ -192,7 +193,6 @@ class Trainer:
         self.random = RandomAgent(seed=np.random.default_rng([cfg.seed, 6]))
         self.snapshots: list[PPOAgent] = []
         self.model = build_model(cfg, self.env, self.out)
-        self.started = time.monotonic()  #: this session's start (--max-minutes caps each session, from here)
         self.earlier = 0.0  #: seconds of the sessions before this one, up to the checkpoint it resumed from
         self.resumed_at = 0  #: the steps of that checkpoint
         self.curve = train_report.Curve(self.out / "curve.csv")
