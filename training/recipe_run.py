@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -432,7 +433,8 @@ def _margins(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: 
 
 
 def _eval_suite(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
-    agent = f"ppo:{checkpoint_of(out, recipe.step(step.keys['checkpoint'])).resolve()}"
+    # relative to the working folder, as the command was given: the suite's JSON and the tables name no machine's folders
+    agent = f"ppo:{os.path.relpath(checkpoint_of(out, recipe.step(step.keys['checkpoint'])))}"
     eval_suite.run_to(folder, step.suite_config(agent), log=log, version=version)
     return {"suite": str(folder / eval_suite.JSON_NAME)}
 
@@ -453,7 +455,7 @@ STEPS: dict[str, Callable[..., dict]] = {"train-values": _train_values, "fit-val
 def tables_markdown(recipe: Recipe, out: Path, publish: Step) -> str:
     """The model card's tables from the outputs of the steps before ``publish``."""
     lines = [f"# Recipe `{recipe.name}`: its tables", "",
-             f"Written by `wizard recipe {recipe.path.name} --out {out}`; `agent.npz` is the checkpoint of step "
+             f"Written by `wizard recipe {recipe.path.name} --out {os.path.relpath(out)}`; `agent.npz` is the checkpoint of step "
              f"{publish.keys['checkpoint']!r}. {recipe.description}".rstrip(), ""]
     for step in recipe.steps[:publish.index - 1]:
         folder = step_folder(out, step)
