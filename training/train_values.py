@@ -240,8 +240,8 @@ class ValuesTrainer:
                 assert used is not None  # the loop above ran until enough chunks were in
                 spare = sorted(i for i in sizes if i >= used)
                 if not self.quiet:
-                    unused = (f"; the {len(spare)} chunk(s) after them ({sum(sizes[i] for i in spare):,} decisions), "
-                              "finished at the same time, are not used" if spare else "")
+                    unused = (f"; {len(spare)} more chunk(s) collected alongside them ({sum(sizes[i] for i in spare):,} "
+                              "decisions) are not used" if spare else "")
                     self.log(f"iteration {iteration}: uses chunks 0-{used - 1}, {sum(sizes[i] for i in range(used)):,} "
                              f"decisions (whole chunks of --games {cfg.games}, until --samples {cfg.samples:,}){unused}")
         used = enough()
