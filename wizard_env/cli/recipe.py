@@ -15,8 +15,8 @@ iterations, a fresh fit on their data, the margin grid on held-out deals, the ev
 tables in ``--out/tables.md``. Each step writes into ``--out/steps/NAME`` and marks itself finished;
 ``--resume`` skips finished steps and continues the one that was cut short; ``--from STEP`` runs STEP and the steps
 after it again from their start, in a run whose earlier steps are finished (STEP and the later steps may have
-changed in the file). ``--list`` prints the steps, what each runs and its folder, and runs nothing. A recipe may ``extends = "other.toml"``
-and give only the keys it changes. Needs the train extras.
+changed in the file). ``--list`` prints the steps, what each runs and its folder, and runs nothing. A recipe may
+``extends = "other.toml"`` and give only the keys it changes. Needs the train extras.
 """
 
 from __future__ import annotations
