@@ -575,7 +575,7 @@ def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_n
     assert config["train"]["data_from"] == [str((out / "steps" / "data").resolve())]
     fitted = load_checkpoint(out / "steps" / "more" / "checkpoints" / "iter-0.npz")[0]
     own = load_checkpoint(out / "steps" / "data" / "checkpoints" / "iter-0.npz")[0]
-    assert fitted["train"]["data_from"] == config["train"]["data_from"] and own["train"]["data_from"] == []
+    assert fitted["train"]["data_from"] == ["../data"] and own["train"]["data_from"] == []  # from its own folder
 
 
 def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_network_the_gate_kept(tmp_path: Path):
