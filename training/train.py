@@ -345,6 +345,7 @@ class Trainer:
         else:
             bar.finish(f"--timesteps {cfg.timesteps:,}")
         if self.capped:
+            bar.to(self.model.num_timesteps)  # the steps trained on: the unfinished rollout's are not
             bar.finish(f"--max-minutes {cfg.max_minutes:g}")
         bar.close()
         self.spent["PPO"] = time.monotonic() - began - (self.spent["evaluations"] - evaluations)
