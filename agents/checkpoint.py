@@ -209,6 +209,27 @@ def trained_players(config: Mapping) -> tuple[int, ...] | None:
 _ZOO_FOLDERS = ("pretrained", "zoo")
 
 
+def zoo_name(source: str) -> str | None:
+    """The agent name (``net-v9``) of a network of the zoo that ``source`` is (a file of the manifest in a
+    ``pretrained`` or ``zoo`` folder), else None."""
+    path = PurePath(source)
+    return BY_FILE[path.name] if path.name in BY_FILE and path.parent.name in _ZOO_FOLDERS else None
+
+
+def portable_path(source: str, run: str | os.PathLike) -> str:
+    """A file or folder a run read (``source``, as given), as its checkpoints record it, so that they hold nothing of
+    the machine: the agent name of a network of the zoo, else the path relative to the run folder ``run``."""
+    if not source:
+        return source
+    name = zoo_name(source)
+    if name is not None:
+        return name
+    try:
+        return Path(os.path.relpath(os.path.abspath(source), os.path.abspath(run))).as_posix()
+    except ValueError:  # another drive (Windows): no relative path; its name alone
+        return PurePath(source).name
+
+
 def portable_sources(config: Mapping, run: str | os.PathLike | None = None) -> dict:
     """``config`` with the sources its ``train`` entry records (``start``, ``data_from``, and the checkpoint paths of
     ``pool``) written so that they name nothing of the machine it was trained on: a network of the zoo (a file of
@@ -227,14 +248,11 @@ def portable_sources(config: Mapping, run: str | os.PathLike | None = None) -> d
                     if p.is_absolute() and "steps" in p.parts), None)
 
     def portable(source: str) -> str:
-        path = PurePath(source)
-        if path.name in BY_FILE and path.parent.name in _ZOO_FOLDERS:
-            return BY_FILE[path.name]
-        if not path.is_absolute() and not given:
+        if zoo_name(source) is None and not PurePath(source).is_absolute() and not given:
             return source  # relative already (to where the command ran)
-        if run is None:
+        if run is None and zoo_name(source) is None:
             raise ValueError(f"source {source} is an absolute path and no run folder was given to write it relative to")
-        return Path(os.path.relpath(os.path.abspath(path), run)).as_posix()
+        return portable_path(source, run or ".")
 
     new = dict(train)
     if isinstance(train.get("start"), str) and train["start"]:

@@ -336,3 +336,11 @@ def test_the_curves_of_several_runs_make_one_figure_and_a_folder_without_a_curve
     assert curves_main([str(tmp_path / "c"), "--out", str(tmp_path / "x.png")]) == 2
     assert "not a learning curve" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_progress_ends_at_100_percent_when_the_time_budget_ends_the_run(tmp_path):
+    module, settings = TINY["dmc"]
+    lines: list[str] = []
+    done = module.train(module.Args(**{**BOOKKEEPING, **settings, "minutes": 0.0}), tmp_path / "run", log=lines.append)
+    assert done["stopped_by"] == "minutes" and done["decisions"] < settings["steps"]
+    assert any(line.startswith("dmc: 100% (") and line.endswith("ended by --minutes 0") for line in lines)

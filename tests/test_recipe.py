@@ -127,7 +127,8 @@ def test_a_tiny_recipe_runs_every_step_and_publishes_the_chosen_checkpoint(unbro
     assert fitted.keys() == weights.keys() and all(np.array_equal(fitted[k], weights[k]) for k in weights)
     PPOAgent.load(out / "agent.npz")  # a checkpoint the registry's ppo:PATH plays
     suite = json.loads((out / "steps" / "battery" / "suite.json").read_text())
-    assert suite["agent"] == f"ppo:{(out / 'steps' / 'margins' / 'chosen.npz').resolve()}" and suite["deals"] == 2
+    assert suite["agent"] == f"ppo:{os.path.relpath(out / 'steps' / 'margins' / 'chosen.npz')}" and suite["deals"] == 2
+    assert not suite["agent"].startswith("ppo:/")  # nothing of the machine in what a card is made from
     tables = (out / "tables.md").read_text()
     assert "| bid margin | play margin |" in tables and suite["rows"][0]["measurement"] in tables
     assert "## Step 2: fit (fit-values" in tables and "| iteration | decisions |" in tables
@@ -142,7 +143,8 @@ def test_a_fresh_fit_need_not_have_the_shape_of_its_data_steps_start(unbroken, t
     quiet_run(path, tmp_path / "run", until="fit")
     data = load_checkpoint(tmp_path / "run" / "steps" / "data" / "checkpoints" / "iter-0.npz")[0]
     fitted = load_checkpoint(tmp_path / "run" / "steps" / "fit" / "agent.npz")[0]
-    assert data["train"]["start"] == str(start) and data["features"] is False
+    assert data["train"]["start"] == os.path.relpath(start, tmp_path / "run" / "steps" / "data")  # from its run folder
+    assert data["features"] is False
     assert fitted["train"]["start"] == "" and fitted["features"] is True and fitted["hidden"] == [16]
 
 
@@ -574,7 +576,7 @@ def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_n
     assert config["train"]["data_from"] == [str((out / "steps" / "data").resolve())]
     fitted = load_checkpoint(out / "steps" / "more" / "checkpoints" / "iter-0.npz")[0]
     own = load_checkpoint(out / "steps" / "data" / "checkpoints" / "iter-0.npz")[0]
-    assert fitted["train"]["data_from"] == config["train"]["data_from"] and own["train"]["data_from"] == []
+    assert fitted["train"]["data_from"] == ["../data"] and own["train"]["data_from"] == []  # from its own folder
 
 
 def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_network_the_gate_kept(tmp_path: Path):
@@ -809,3 +811,65 @@ def test_a_fault_of_the_base_is_named_in_the_base(tmp_path: Path):
     (tmp_path / "wider.toml").write_text(EXTENDED)
     with pytest.raises(ValueError, match=re.escape(f"recipe {tmp_path / 'tiny.toml'}: step 1 'data', key 'samples'")):
         recipes.load(tmp_path / "wider.toml")
+
+
+def test_list_prints_every_step_and_where_a_run_stands_without_running_anything(tmp_path: Path, capsys):
+    path, out = write_recipe(tmp_path), tmp_path / "run"
+    assert main(["recipe", str(path), "--list"]) == 0
+    printed = capsys.readouterr().out
+    assert [line.split(" ")[1] for line in printed.splitlines() if re.match(r"\d\. ", line)] == STEPS
+    assert "   command 2: wizard train-values --out OUT/steps/data --mix 4 --iterations 2" in printed
+    assert printed.rstrip().endswith("writes OUT/steps/publish, OUT/agent.npz, OUT/tables.md")
+    assert "[" not in printed  # no run named: no state
+    quiet_run(path, out, until="data")
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    assert main(["recipe", str(path), "--out", str(out), "--list"]) == 0
+    printed = capsys.readouterr().out
+    assert "1. data (train-values) [finished]: " in printed and "2. fit (fit-values) [not started]: " in printed
+    assert f"   command 1: wizard train-values --out {out / 'steps' / 'data'} " in printed
+    assert main(["recipe", str(path), "--list", "--resume"]) == 2
+    assert "--list runs nothing: leave out --resume" in capsys.readouterr().err
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+
+
+def test_from_runs_a_step_and_those_after_it_again_and_refuses_what_is_missing(tmp_path: Path, capsys):
+    path, out = write_recipe(tmp_path), tmp_path / "run"
+    quiet_run(path, out, until="fit")
+    data, fit = (out / "steps" / "data" / DONE).read_bytes(), weights_of(out / "steps" / "fit" / "agent.npz")
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    for options, message in ((["--from", "nope"], "--from 'nope': the recipe has no such step (steps: data, fit, margins, battery, publish)"),
+                             (["--from", "battery"], "--from 'battery': the steps before it must be finished in"),
+                             (["--from", "fit", "--until", "data"], "--until 'data' comes before --from 'fit'")):
+        assert main(["recipe", str(path), "--out", str(out), *options]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+    assert "margins is not (no " in main_err(path, out, "battery", capsys)
+    assert "no recipe run in" in main_err(path, tmp_path / "new", "fit", capsys)
+    changed = tmp_path / "changed.toml"
+    changed.write_text(TINY.replace("samples = 100", "samples = 90"))
+    assert "differs from the recipe" in main_err(changed, out, "fit", capsys)  # a change before the step
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before  # each refusal wrote nothing
+
+    path.write_text(TINY.replace("epochs = 1\nbatch_size = 32", "epochs = 2\nbatch_size = 32"))  # the fit changes
+    lines: list[str] = []
+    assert run_recipe(recipes.load(path), out, until="fit", log=lines.append, from_step="fit") == ["fit"]
+    assert any("step 2/5 fit: its outputs removed, to run again from its start (--from)" in line for line in lines)
+    assert (out / "steps" / "data" / DONE).read_bytes() == data  # kept
+    refit = weights_of(out / "steps" / "fit" / "agent.npz")
+    assert any(not np.array_equal(refit[k], fit[k]) for k in fit)  # two epochs, not one
+    assert json.loads((out / "recipe.json").read_text())["recipe"]["step"][1]["epochs"] == 2
+    assert quiet_run(path, out, resume=True, until="fit") == []  # the run now is the changed recipe's
+
+
+def main_err(path: Path, out: Path, step: str, capsys) -> str:
+    assert main(["recipe", str(path), "--out", str(out), "--from", step]) == 2
+    return capsys.readouterr().err
+
+
+def test_a_fit_that_holds_nothing_out_gives_no_held_out_figure(tmp_path: Path):
+    path = write_recipe(tmp_path, TINY.replace("held_out_every = 4", "held_out_every = 1000"))
+    lines: list[str] = []
+    run_recipe(recipes.load(path), tmp_path / "run", until="fit", log=lines.append)
+    fitted = next(line for line in lines if line.startswith("  fit: fitted"))
+    assert "nothing held out (fewer chunks than the fit's held_out_every)" in fitted and "departs" not in fitted
+    assert "differs" not in json.loads((tmp_path / "run" / "steps" / "fit" / "fit.json").read_text())

@@ -246,3 +246,59 @@ def test_resume_removes_the_temporary_files_a_killed_run_left(tmp_path: Path, ca
     assert main(["train", *TINY, "--mix", "4", "--timesteps", "128", "--out", str(out), "--resume"]) == 0
     assert [p for p in stale if p.exists()] == [] and all(p.exists() for p in kept)
     assert f"removed {stale[0]}" in capsys.readouterr().out
+
+
+def test_the_time_cap_covers_the_warm_start_and_says_where_the_time_went(tmp_path: Path, capsys):
+    loud = [a for a in TINY if a != "--quiet"]
+    assert main(["train", *loud, "--mix", "4", "--timesteps", "128", "--max-minutes", "0", "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    warm = next(line for line in out.splitlines() if line.startswith("warm start: clone"))
+    assert "cloned nothing" in warm and "the time budget cut short its games: a warm start takes at most 50%" in warm
+    assert "no PPO step was trained" in out and "--max-minutes 0 (0 s) went to: warm start" in out
+    assert len([line for line in out.splitlines() if line.startswith("step ")]) == 1  # step 0 evaluated once, said once
+
+
+def test_a_stopped_warm_start_keeps_only_decisions_of_rounds_that_ended():
+    from wizard_env.training.warm_start import collect_mix
+
+    rules = [Rules.make(4, [1, 2, 3])]
+    whole = collect_mix(rules, 4, 0, "both", "round", advice=True)
+    calls = [0]
+
+    def stop() -> bool:  # ends the games after a few steps, in the middle of a round
+        calls[0] += 1
+        return calls[0] > 12
+
+    part = collect_mix(rules, 4, 0, "both", "round", advice=True, stop=stop)
+    assert 0 < len(part.actions) < len(whole.actions)
+    rows = {(o.tobytes(), int(a), float(r)) for o, a, r in zip(whole.observations, whole.actions, whole.returns)}
+    assert all((o.tobytes(), int(a), float(r)) in rows for o, a, r in zip(part.observations, part.actions, part.returns))
+
+
+def test_a_phase_with_a_time_budget_shows_the_share_of_whichever_budget_binds(monkeypatch):
+    from wizard_env.training import progress as progress_module
+
+    lines: list[str] = []
+    clock = [0.0]
+    monkeypatch.setattr(progress_module, "LINE_EVERY", 0.0)
+    bar = progress_module.Progress("dmc", 1000, "batch", False, lines.append, budget=60.0, elapsed=lambda: clock[0])
+    clock[0] = 30.0
+    bar.to(100)  # 10% of the steps, half the time
+    assert lines[-1].startswith("dmc: 50% (100 of 1,000 batches,")
+    clock[0] = 61.0
+    bar.to(280)
+    bar.finish("--minutes 1")
+    assert lines[-1].startswith("dmc: 100% (280 of 1,000 batches,") and lines[-1].endswith("ended by --minutes 1")
+
+
+def test_a_checkpoint_records_the_checkpoint_it_started_from_relative_to_its_run_folder(tmp_path: Path, capsys):
+    import json
+
+    first = (tmp_path / "first").resolve()
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(first)]) == 0
+    out = tmp_path / "second"
+    assert main(["train", *TINY, "--mix", "4", "--timesteps", "64", "--out", str(out),
+                 "--init-from", str(first / "checkpoints" / "latest.npz")]) == 0
+    config, _ = load_checkpoint(out / "checkpoints" / "latest.npz")
+    assert config["train"]["init_from"] == "../first/checkpoints/latest.npz"
+    assert str(tmp_path.resolve()) not in json.dumps(config)

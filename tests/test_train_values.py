@@ -108,7 +108,8 @@ def test_a_fit_of_fewer_than_twelve_chunks_says_it_has_no_held_out_games(tmp_pat
     lines: list[str] = []
     run_training(dataclasses.replace(TINY, games=48), RULES, tmp_path / "run", log=lines.append, rounds=3)
     assert len(list((tmp_path / "run" / "data").glob("iter-*/chunk-*.npz"))) < 12
-    assert "no held-out games" in next(line for line in lines if "fitted" in line)
+    fitted = next(line for line in lines if "fitted" in line)
+    assert "none held out: every 12th chunk is held out" in fitted and "departs" not in fitted
 
 
 def test_features_give_a_network_that_reads_rule_agents_numbers_and_a_resume_may_not_drop_them(tmp_path: Path):
@@ -478,3 +479,67 @@ def test_soup_judges_an_iteration_after_rejected_ones_as_the_mean_of_their_fits_
     with pytest.raises(ValueError, match="--soup applies with --gate only"):
         run(tmp_path / "ungated", dataclasses.replace(TINY, soup=True))
     assert not (tmp_path / "ungated").exists()
+
+
+def number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def test_the_progress_counts_the_decisions_the_iteration_uses_and_the_fit_fits_them(tmp_path: Path):
+    import re
+
+    lines: list[str] = []
+    # two workers start two chunks at once, each more than --samples: the second is collected and not used
+    run_training(dataclasses.replace(TINY, workers=2, samples=40), RULES, tmp_path / "run", log=lines.append, rounds=3)
+    collected = [number(m[1]) for line in lines if (m := re.search(r"chunk \d+ done: ([\d,]+) decisions collected, 40 needed", line))]
+    uses = next(re.search(r"uses chunks 0-(\d+), ([\d,]+) decisions", line) for line in lines if "uses chunks" in line)
+    used = number(uses[2])
+    fitted = next(re.search(r"fitted ([\d,]+) decisions in \d+ s \(all ([\d,]+) of this iteration's", line) for line in lines if "fitted" in line)
+    assert collected and all(c <= used for c in collected) and collected[-1] == used
+    assert number(fitted[1]) == number(fitted[2]) == used  # nothing held out, nothing but this iteration's
+    assert load_checkpoint(tmp_path / "run" / "checkpoints" / "iter-0.npz")[0]["num_samples"] == used
+
+
+def test_a_resumed_run_says_where_it_goes_on_from(tmp_path: Path):
+    out = tmp_path / "run"
+    first = run(out)
+    lines: list[str] = []
+    run_training(dataclasses.replace(TINY, iterations=2), RULES, out, resume=True, log=lines.append, rounds=3)
+    said = [line for line in lines if line.startswith("resumed ")]
+    assert len(said) == 1 and said[0].startswith(f"resumed {out} from checkpoints/iter-0.npz (iteration 0: "
+                                                 f"{first.samples:,} decisions,")
+    assert said[0].endswith("iteration 1 goes on")
+
+
+def test_minutes_is_a_wall_time_budget_checked_before_anything_is_written(tmp_path: Path, capsys):
+    from wizard_env.cli.main import main
+
+    tiny = ["--players", "3", "--rounds", "2", "--mix", "3", "--games", "4", "--workers", "1", "--eval-deals", "2",
+            "--samples", "30", "--hidden", "16", "--epochs", "1"]
+    for minutes, message in (("0", "--minutes must be more than 0, not 0"), ("-1", "--minutes must be more than 0"),
+                             ("nan", "expected a finite number")):
+        assert main(["train-values", "--out", str(tmp_path / "refused"), *tiny, "--minutes", minutes]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and not (tmp_path / "refused").exists()
+    out = tmp_path / "run"
+    assert main(["train-values", "--out", str(out), *tiny, "--iterations", "3", "--minutes", "0.0001"]) == 0
+    printed = capsys.readouterr().out
+    assert "iteration 1: the run's 0.0001 minutes have passed; it stops at iteration 0" in printed
+    assert sorted(p.name for p in (out / "checkpoints").glob("iter-*.npz")) == ["iter-0.npz"]
+
+
+def test_checkpoints_record_what_the_run_read_relative_to_its_folder_or_by_agent_name(tmp_path: Path):
+    from wizard_env.agents.checkpoint import portable_path
+
+    first = run(tmp_path / "a").out.resolve()
+    latest, iter0 = first / "checkpoints" / "latest.npz", first / "checkpoints" / "iter-0.npz"
+    cfg = dataclasses.replace(TINY, start=str(latest), data_from=[str(first)], pool=[str(iter0), "rule"], pool_tables=0.25)
+    run(tmp_path / "b", cfg)
+    for name in ("iter-0.npz", "latest.npz"):
+        config, _ = load_checkpoint(tmp_path / "b" / "checkpoints" / name)
+        train = config["train"]
+        assert train["start"] == "../a/checkpoints/latest.npz" and train["data_from"] == ["../a"]
+        assert train["pool"] == ["../a/checkpoints/iter-0.npz", "rule"]
+        assert str(tmp_path) not in json.dumps(config) and str(tmp_path.resolve()) not in json.dumps(config)
+    assert json.loads((tmp_path / "b" / "config.json").read_text())["train"]["start"] == str(latest)  # as given, to resume
+    assert portable_path("/any/checkout/agents/pretrained/wizard-v11.npz", tmp_path) == "net-v11"  # the versioned name

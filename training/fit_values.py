@@ -105,7 +105,7 @@ def fit_fresh(chunks: list[Path], run: ValuesConfig, fit: FitConfig, rules: Rule
     bonus = phase_bonus(advice_bonus(cfg), True, str(out))
     stats = {"decisions": int(len(train)), "held_out": int(len(samples.advice) - len(train)), "loss": loss,
              **(rv.gains(net, samples, check, bonus, fit.features, advice=fit.advice) if check.size else {})}
-    config = checkpoint_config(cfg, rules, iteration, int(len(samples.advice)))
+    config = checkpoint_config(cfg, rules, iteration, int(len(samples.advice)), Path(out).parent)  # paths from its folder
     config["fit"] = {"method": "fresh fit", **dataclasses.asdict(fit), "chunks": len(chunks), **stats}
     save_checkpoint(out, config, rv.network_weights(net))
     return stats

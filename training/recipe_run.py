@@ -7,6 +7,11 @@ there (written atomically, last): a resumed run skips finished steps, resumes a 
 ``--resume`` (finished chunks and iterations are kept), reuses the margins already measured, and runs a fit or an
 evaluation that was cut short again from its start (same seeds, same result). The run holds ``DIR``'s lock.
 
+``--from STEP`` runs STEP and the steps after it again from their start, in a run of ``DIR`` whose steps before STEP
+are finished (the same recipe up to STEP; STEP and those after it may differ, and the recipe the run records becomes
+this one): their folders are removed first (and ``agent.npz`` and ``tables.md`` with the publish step's). ``list_steps``
+says what each step runs and where, and with a ``DIR`` whether it is finished there (``--list``).
+
 ``--reuse OTHER`` (``reuse_steps``) copies into ``DIR`` the finished steps of the recipe run in ``OTHER`` that would
 run alike here, from the first step on, instead of running them again: to vary a later step, or to run a recipe
 that extends ``OTHER``'s. A train-values step that goes on here (``goes_on``: its commands there are the first of its
@@ -19,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -76,7 +82,7 @@ def what_it_runs(recipe: Recipe, step: Step) -> str:
         return f"wizard train-values, {len(stages)} command(s), {stages[-1].iterations} iterations"
     if step.kind == "fit-values":
         return (f"a fresh {','.join(map(str, k['hidden']))} network on the data of step {k['data']!r}, "
-                f"{k['epochs']} epochs, seed {k['seed']}")
+                f"{k['epochs']} epoch{'s' if k['epochs'] != 1 else ''}, seed {k['seed']}")
     if step.kind == "margins":
         return f"{len(k['grid'])} margin pairs for the checkpoint of step {k['checkpoint']!r} on {k['deals']:,} deals (seeds {k['seed']}, {k['self_play_seed']})"
     if step.kind == "eval-suite":
@@ -88,12 +94,41 @@ def _write_json(path: Path, data: Any) -> None:
     write_atomic(path, lambda file: file.write(json.dumps(data, indent=1, allow_nan=False) + "\n"))
 
 
-def check_out(recipe: Recipe, out: Path, resume: bool) -> None:
-    """ValueError unless ``out`` can take this run: new and empty, or (``resume``) started with the same recipe."""
+def list_steps(recipe: Recipe, out: Path | None = None) -> str:
+    """The steps of ``recipe``, one paragraph each: its name, kind and what it runs (a train-values step's commands),
+    its folder in ``out`` (``OUT`` where None) and, given ``out``, whether it is finished there."""
+    where = Path("OUT") if out is None else out
+    lines = [f"recipe {recipe.name} ({recipe.path}): {len(recipe.steps)} steps, each into {where / 'steps' / 'NAME'}"]
+    for step in recipe.steps:
+        folder = step_folder(where, step)
+        state = "" if out is None else f" [{step_state(out, step)}]"
+        lines.append(f"{step.index}. {step.name} ({step.kind}){state}: {what_it_runs(recipe, step)}")
+        if step.kind == "train-values":
+            folders = [str(step_folder(where, recipe.step(name))) for name in step.keys["data_from"]]
+            for i, cfg in enumerate(step.values_stages(), 1):
+                command = values_command(dataclasses.replace(cfg, data_from=folders), step)
+                lines.append(f"   command {i}: wizard train-values --out {folder} {command}{' --resume' if i > 1 else ''}")
+        writes = f"{folder}" + (f", {where / 'agent.npz'}, {where / 'tables.md'}" if step.kind == "publish" else "")
+        lines.append(f"   writes {writes}")
+    return "\n".join(lines)
+
+
+def step_state(out: Path, step: Step) -> str:
+    """Whether ``step`` is finished in the run in ``out``, started (cut short) or not started."""
+    folder = step_folder(out, step)
+    return "finished" if (folder / DONE).is_file() else "started, not finished" if folder.is_dir() else "not started"
+
+
+def check_out(recipe: Recipe, out: Path, resume: bool, from_step: str | None = None) -> None:
+    """ValueError unless ``out`` can take this run: new and empty, or (``resume``) started with the same recipe; with
+    ``from_step``, the same recipe up to that step, every step before it finished there."""
     saved = out / "recipe.json"
     if any(s.kind == "eval-suite" for s in recipe.steps) and ":" in str(out.resolve()):
         raise ValueError(f"--out {out}: the eval-suite step names its checkpoint in an agent spec, where ':' separates "
                          "options: choose a folder whose path has no ':'")
+    if from_step is not None:
+        _check_from(recipe, out, from_step)
+        return
     if not resume:
         if saved.exists():
             raise ValueError(f"{out} already holds a recipe run: pass --resume to continue it, or another --out")
@@ -109,6 +144,35 @@ def check_out(recipe: Recipe, out: Path, resume: bool) -> None:
                          "or run the changed recipe into another --out")
 
 
+def _check_from(recipe: Recipe, out: Path, from_step: str) -> None:
+    """``check_out`` for ``--from``: the run in ``out`` has the recipe's steps before ``from_step`` (but for their
+    ``SPEED_KEYS``), each finished there."""
+    index = [s.name for s in recipe.steps].index(from_step)
+    before = [s.name for s in recipe.steps[:index]]
+    saved = out / "recipe.json"
+    if not saved.is_file():
+        raise ValueError(f"--from {from_step!r}: no recipe run in {out} (no recipe.json) holds the steps before it"
+                         + (f" ({', '.join(before)}): run them first, with --until {before[-1]}" if before else
+                            ": start the recipe without --from"))
+    earlier = _saved_recipe(saved, "--from", ": start the recipe again in another --out")
+    change = first_change(_up_to(without_speed_keys(earlier), index),
+                          _up_to(without_speed_keys(json.loads(json.dumps(recipe.raw))), index))
+    if change:
+        raise ValueError(f"--from {from_step!r}: {recipe.path} differs from the recipe {out} was started with before "
+                         f"that step ({change}): restore it, or run it into another --out")
+    missing = [s for s in recipe.steps[:index] if not (step_folder(out, s) / DONE).is_file()]
+    if missing:
+        raise ValueError(f"--from {from_step!r}: the steps before it must be finished in {out}, and "
+                         f"{', '.join(s.name for s in missing)} {'is' if len(missing) == 1 else 'are'} not (no "
+                         f"{step_folder(out, missing[0]) / DONE}): finish them first with --resume --until {before[-1]}")
+
+
+def _up_to(raw: dict, index: int) -> dict:
+    """A parsed recipe with its first ``index`` steps only."""
+    steps = raw.get("step")
+    return {**raw, "step": steps[:index]} if isinstance(steps, list) else raw
+
+
 def without_speed_keys(raw: dict) -> dict:
     """A parsed recipe without the keys of its steps that change only how fast they run (``SPEED_KEYS``): what a
     resumed run compares."""
@@ -122,20 +186,37 @@ def _step_settings(table: dict) -> dict:
     return {k: v for k, v in table.items() if k not in SPEED_KEYS.get(str(table.get("kind")), ())}
 
 
+def check_step_names(recipe: Recipe, until: str | None = None, from_step: str | None = None) -> None:
+    """ValueError naming ``--until`` or ``--from`` where it names no step of ``recipe`` (listing them), or where
+    ``--until`` comes before ``--from``."""
+    names = [s.name for s in recipe.steps]
+    for option, name in (("--from", from_step), ("--until", until)):
+        if name is not None and name not in names:
+            raise ValueError(f"{option} {name!r}: the recipe has no such step (steps: {', '.join(names)})")
+    if until is not None and from_step is not None and names.index(until) < names.index(from_step):
+        raise ValueError(f"--until {until!r} comes before --from {from_step!r}: nothing would run")
+
+
 def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str | None = None,
-               log: Callable[[str], object] = print, version: str = "unknown", reuse: str | Path | None = None) -> list[str]:
-    """Run the steps of ``recipe`` not finished yet in ``out`` (up to and including ``until``), after copying those
-    of the run in ``reuse`` that run alike (``reuse_steps``); the names of the steps run now."""
+               log: Callable[[str], object] = print, version: str = "unknown", reuse: str | Path | None = None,
+               from_step: str | None = None) -> list[str]:
+    """Run the steps of ``recipe`` not finished yet in ``out`` (up to and including ``until``; with ``from_step``,
+    that step and those after it again, from their start), after copying those of the run in ``reuse`` that run alike
+    (``reuse_steps``); the names of the steps run now."""
     out = Path(out)
-    if until is not None and until not in [s.name for s in recipe.steps]:
-        raise ValueError(f"--until {until!r}: the recipe has no such step (steps: {', '.join(s.name for s in recipe.steps)})")
-    check_out(recipe, out, resume)
+    check_step_names(recipe, until, from_step)
+    if from_step is not None and reuse is not None:
+        raise ValueError(f"--from {from_step!r} runs steps again in a run whose earlier steps are there: copy them "
+                         "with --reuse first (with --until), then give --from")
+    check_out(recipe, out, resume, from_step)
     reused = None if reuse is None else (Path(reuse), read_reused(Path(reuse), out))  # before anything is written
     out.mkdir(parents=True, exist_ok=True)
     ran: list[str] = []
     started = time.monotonic()
     with run_lock(out, "wizard recipe"):
-        if not resume:
+        if from_step is not None:
+            again(recipe, out, from_step, log)
+        if not resume or from_step is not None:  # --from: the recipe may differ from that step on
             _write_json(out / "recipe.json", {"format": FORMAT, "file": str(recipe.path), "recipe": recipe.raw})
             text = recipe.path.read_text(encoding="utf-8")
             write_atomic(out / "recipe.toml", lambda file: file.write(text))
@@ -162,6 +243,21 @@ def run_recipe(recipe: Recipe, out: str | Path, resume: bool = False, until: str
                     log(f"recipe {recipe.name}: stopped after step {until!r} (--until); continue with --resume")
                 break
     return ran
+
+
+def again(recipe: Recipe, out: Path, from_step: str, log: Callable[[str], object]) -> None:
+    """Remove the folders of ``from_step`` and the steps after it (and what a publish step among them wrote), so that
+    they run again from their start."""
+    index = [s.name for s in recipe.steps].index(from_step)
+    for step in recipe.steps[index:]:
+        folder = step_folder(out, step)
+        made = [folder] + ([out / "agent.npz", out / "tables.md"] if step.kind == "publish" else [])
+        if any(path.exists() for path in made):
+            log(f"recipe {recipe.name}: step {step.index}/{len(recipe.steps)} {step.name}: its outputs removed, to run "
+                "again from its start (--from)")
+        shutil.rmtree(folder, ignore_errors=True)
+        for path in made[1:]:
+            path.unlink(missing_ok=True)
 
 
 def read_reused(source: Path, out: Path) -> dict[str, dict]:
@@ -311,10 +407,22 @@ def _fit_values(recipe: Recipe, step: Step, out: Path, folder: Path, log, versio
         stats = fit_fresh(chunks, run, step.fit_config(), data.rules(), checkpoint_of(out, step), max(iterations), log)
     stats = {"iterations": iterations, "chunks": len(chunks), **stats, "wall_seconds": round(watch.seconds, 1)}
     _write_json(folder / "fit.json", stats)
-    log(f"fitted {stats['decisions']:,} decisions, loss {stats['loss']:.3f}; on held-out decisions it departs from RuleAgent at "
-        f"{stats.get('differs', 0):.1%}, gain per decision: "
-        + ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k in ("trump", "bid", "play")))
+    log(f"fitted {stats['decisions']:,} decisions, loss {stats['loss']:.3f}; {held_out_text(stats)}")
     return {"checkpoint": str(checkpoint_of(out, step))}
+
+
+def held_out_text(stats: dict, table: bool = False) -> str:
+    """What a fit's figures (``fit_values.fit_fresh``'s) say of the decisions it held out; that none were, if so.
+    ``table``: as a sentence of tables.md (gains by phase as trump / bid / play)."""
+    if "differs" not in stats:
+        return ("Nothing was held out (fewer chunks than held_out_every)." if table else
+                "nothing held out (fewer chunks than the fit's held_out_every)")
+    if table:
+        gains = " / ".join(f"{stats[k]:+.2f}" if k in stats else "-" for k in ("trump", "bid", "play"))
+        return (f"On held-out decisions it departs from RuleAgent at {stats['differs']:.1%}; gain over RuleAgent's "
+                f"choice, trump / bid / play: {gains} points.")
+    return (f"on held-out decisions it departs from RuleAgent at {stats['differs']:.1%}, gain per decision: "
+            + ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k in ("trump", "bid", "play")))
 
 
 def _margins(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
@@ -325,7 +433,8 @@ def _margins(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: 
 
 
 def _eval_suite(recipe: Recipe, step: Step, out: Path, folder: Path, log, version: str) -> dict:
-    agent = f"ppo:{checkpoint_of(out, recipe.step(step.keys['checkpoint'])).resolve()}"
+    # relative to the working folder, as the command was given: the suite's JSON and the tables name no machine's folders
+    agent = f"ppo:{os.path.relpath(checkpoint_of(out, recipe.step(step.keys['checkpoint'])))}"
     eval_suite.run_to(folder, step.suite_config(agent), log=log, version=version)
     return {"suite": str(folder / eval_suite.JSON_NAME)}
 
@@ -346,7 +455,7 @@ STEPS: dict[str, Callable[..., dict]] = {"train-values": _train_values, "fit-val
 def tables_markdown(recipe: Recipe, out: Path, publish: Step) -> str:
     """The model card's tables from the outputs of the steps before ``publish``."""
     lines = [f"# Recipe `{recipe.name}`: its tables", "",
-             f"Written by `wizard recipe {recipe.path.name} --out {out}`; `agent.npz` is the checkpoint of step "
+             f"Written by `wizard recipe {recipe.path.name} --out {os.path.relpath(out)}`; `agent.npz` is the checkpoint of step "
              f"{publish.keys['checkpoint']!r}. {recipe.description}".rstrip(), ""]
     for step in recipe.steps[:publish.index - 1]:
         folder = step_folder(out, step)
@@ -361,10 +470,8 @@ def tables_markdown(recipe: Recipe, out: Path, publish: Step) -> str:
                       for i, r in enumerate(rows)]
         elif step.kind == "fit-values":
             fit = json.loads((folder / "fit.json").read_text())
-            gains = " / ".join(f"{fit[k]:+.2f}" if k in fit else "-" for k in ("trump", "bid", "play"))
             lines += [f"{fit['decisions']:,} decisions fitted (iterations {', '.join(map(str, fit['iterations']))}; "
-                      f"{fit['held_out']:,} held out), final loss {fit['loss']:.3f}. On held-out decisions it departs from "
-                      f"RuleAgent at {fit.get('differs', 0):.1%}; gain over RuleAgent's choice, trump / bid / play: {gains} points."]
+                      f"{fit['held_out']:,} held out), final loss {fit['loss']:.3f}. {held_out_text(fit, table=True)}"]
         elif step.kind == "margins":
             lines += [(folder / "margins.md").read_text().rstrip()]
         elif step.kind == "eval-suite":

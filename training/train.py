@@ -10,6 +10,10 @@ Every ``--eval-every`` steps (after the PPO update of the rollout that reached t
 (``wizard_env.training.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
 checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
 
+Time: ``--max-minutes`` caps each session, its warm start and evaluations included. The warm start takes at most
+``WARM_START_SHARE`` of it (``wizard_env.training.warm_start``); PPO stops at the last whole rollout once only the time
+of the last evaluation is left, kept for the final one; a session that stopped so says where its time went.
+
 Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2
 and the value head trains at unit scale; observations are used as encoded (``wizard_env.engine.observation``
 already scales counts to 0..1 and scores by 1/100).
@@ -27,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from wizard_env.agents.base import Agent
-from wizard_env.agents.checkpoint import check_hidden
+from wizard_env.agents.checkpoint import check_hidden, portable_path
 from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.agents.random_agent import RandomAgent
 from wizard_env.agents.rule_agent import RuleAgent
@@ -42,7 +46,7 @@ from . import train_report
 from .progress import Progress
 from .common import check_ranges, rules_json, run_lock, say, stop_on_interrupt
 from .train_resume import check_resume
-from .warm_start import check_warm_start_memory
+from .warm_start import WARM_START_SHARE, check_warm_start_memory, describe
 
 
 @dataclass
@@ -52,7 +56,7 @@ class TrainConfig:
     learn: str = "both"  #: phases the network decides: both, bid (trump and bids) or play
     mix: list[int] = field(default_factory=lambda: [3, 4, 5, 6])  #: player counts of the training games (one network)
     timesteps: int = 3_000_000  #: learner decisions of PPO training after the warm start, rounded up to whole rollouts
-    max_minutes: float = 18.0  #: stop PPO after this much wall time, at the last whole rollout (a final checkpoint; --resume continues)
+    max_minutes: float = 18.0  #: wall time of a session, its warm start included (at most half of it): PPO stops at the last whole rollout, leaving time for the final evaluation (a final checkpoint; --resume continues)
     seed: int = 0  #: seeds the games, the opponents, the warm start and torch
     num_envs: int = 512  #: games played in lockstep
     n_steps: int = 16  #: steps per game per rollout (a rollout is num_envs * n_steps decisions)
@@ -82,11 +86,16 @@ class TrainConfig:
     init_from: str = ""  #: start from this checkpoint's weights instead of the warm start (same network)
 
 
-def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int, wall_s: float = 0.0) -> dict:
-    """The JSON config stored with the weights (``wall_s``: the run's seconds up to them, over all its sessions)."""
+def checkpoint_config(cfg: TrainConfig, rules: Rules, num_timesteps: int, wall_s: float = 0.0,
+                      folder: Path | None = None) -> dict:
+    """The JSON config stored with the weights (``wall_s``: the run's seconds up to them, over all its sessions; with
+    the run's ``folder``, ``init_from`` as ``portable_path`` records it)."""
+    train = dataclasses.asdict(cfg)
+    if folder is not None:
+        train["init_from"] = portable_path(cfg.init_from, folder)
     return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, "hidden": list(cfg.hidden),
             "activation": cfg.activation, "learn": cfg.learn, "advice": cfg.advice, "rules": rules_json(rules),
-            "train": dataclasses.asdict(cfg), "num_timesteps": int(num_timesteps), "wall_s": round(float(wall_s), 1)}
+            "train": train, "num_timesteps": int(num_timesteps), "wall_s": round(float(wall_s), 1)}
 
 
 def policy_weights(model) -> dict[str, np.ndarray]:
@@ -174,6 +183,7 @@ class Trainer:
 
     def __init__(self, cfg: TrainConfig, rules: Rules, out: Path, quiet: bool = False, log=None,
                  rounds: str | int | list[int] = "standard"):
+        self.started = time.monotonic()  #: this session's start: --max-minutes counts from here (the model's build too)
         check_config(cfg)
         self.cfg, self.rules, self.out, self.quiet, self.log = cfg, rules, Path(out), quiet, log or say
         self.mix = mix_rules(cfg, rules, rounds)
@@ -183,12 +193,24 @@ class Trainer:
         self.random = RandomAgent(seed=np.random.default_rng([cfg.seed, 6]))
         self.snapshots: list[PPOAgent] = []
         self.model = build_model(cfg, self.env, self.out)
-        self.started = time.monotonic()  #: this session's start (--max-minutes caps each session)
         self.earlier = 0.0  #: seconds of the sessions before this one, up to the checkpoint it resumed from
         self.resumed_at = 0  #: the steps of that checkpoint
         self.curve = train_report.Curve(self.out / "curve.csv")
+        self.evaluations = 0  #: this session's evaluations
         self.capped = False  #: whether --max-minutes stopped PPO before --timesteps
+        self.evaluated_at: int | None = None  #: the steps of this session's last evaluation (None: none yet)
+        self.spent = {"warm start": 0.0, "evaluations": 0.0, "PPO": 0.0}  #: this session's seconds in each part
         self.interrupted = False  #: whether Ctrl-C stopped PPO (saved, then raised again)
+
+    def budget(self) -> float:
+        """This session's seconds (``--max-minutes``)."""
+        return self.cfg.max_minutes * 60
+
+    def out_of_time(self) -> bool:
+        """Whether PPO must stop: the session's time is spent, but for the time the last evaluation took, kept for the
+        final one."""
+        last = self.spent["evaluations"] / max(self.evaluations, 1)
+        return time.monotonic() - self.started + last >= self.budget()
 
     def elapsed(self) -> float:
         """The run's seconds: this session's, and after a resume those of the sessions up to its checkpoint."""
@@ -215,7 +237,7 @@ class Trainer:
 
     def save(self) -> Path:
         """Write checkpoints/step-N.npz and latest.npz."""
-        config = checkpoint_config(self.cfg, self.rules, self.model.num_timesteps, self.elapsed())
+        config = checkpoint_config(self.cfg, self.rules, self.model.num_timesteps, self.elapsed(), self.out)
         weights = policy_weights(self.model)
         folder = self.out / "checkpoints"
         save_checkpoint(folder / f"step-{self.model.num_timesteps:09d}.npz", config, weights)
@@ -229,6 +251,7 @@ class Trainer:
         specs = ["ppo"] + ["rule"] * (n - 1)
         agents = [self.agent()] + [RuleAgent(seed=np.random.default_rng([self.cfg.seed, 8, s])) for s in range(n - 1)]
         rounds = self.cfg.eval_deals * len(seatings(n)) * self.rules.num_rounds
+        began = time.monotonic()
         with Progress("evaluation", rounds, "round", self.quiet, self.log) as progress:
             if self.curve.last is None:
                 progress.say(f"evaluating against {n - 1} RuleAgents: {self.cfg.eval_deals:,} duplicate deals in "
@@ -236,13 +259,20 @@ class Trainer:
             result = evaluate(self.rules, specs, self.cfg.eval_deals, seed=10_000 + self.cfg.seed, agents=agents,
                               progress=progress.update)
         self.curve.add(self.model.num_timesteps, self.elapsed(), result)
+        self.evaluated_at, self.evaluations = self.model.num_timesteps, self.evaluations + 1
+        self.spent["evaluations"] += time.monotonic() - began
         return result
 
     def warm_start(self, teacher: PPOAgent | None = None) -> dict:
-        """Clone RuleAgent's decisions (or the ``teacher``'s, in every phase) into the policy and value net."""
+        """Clone RuleAgent's decisions (or the ``teacher``'s, in every phase) into the policy and value net, within
+        ``WARM_START_SHARE`` of the session's time (``warm_start.warm_start``'s stats)."""
         from .warm_start import warm_start
 
-        return warm_start(self.model.policy, self.mix, self.cfg, teacher, self.quiet, self.log)
+        began = time.monotonic()
+        seconds = max(self.started + WARM_START_SHARE * self.budget() - began, 0.0)
+        stats = warm_start(self.model.policy, self.mix, self.cfg, teacher, self.quiet, self.log, seconds)
+        self.spent["warm start"] = time.monotonic() - began
+        return stats
 
     def resume(self, path: Path, same_run: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
         """Load the weights and step count of a checkpoint of this run (``same_run=False``: only the
@@ -279,9 +309,14 @@ class Trainer:
         remaining = cfg.timesteps - self.model.num_timesteps
         if remaining <= 0:
             return
-        bar = Progress("train", cfg.timesteps, "step", self.quiet, self.log, initial=self.model.num_timesteps, leave=True)
+        if self.out_of_time():  # the warm start and the first evaluation took the session's time
+            self.capped = True
+            return
+        bar = Progress("train", cfg.timesteps, "step", self.quiet, self.log, initial=self.model.num_timesteps, leave=True,
+                       budget=self.budget(), elapsed=lambda: time.monotonic() - trainer.started)
         bar.say(f"training: PPO from step {self.model.num_timesteps:,} to {cfg.timesteps:,} in rollouts of "
                 f"{cfg.num_envs * cfg.n_steps:,} steps, an evaluation every {cfg.eval_every:,} (--eval-every)")
+        evaluations = self.spent["evaluations"]  # those made between rollouts count as evaluations, not PPO
         marks = {k: self.model.num_timesteps // every for k, every in
                  (("eval", cfg.eval_every), ("save", cfg.checkpoint_every), ("snap", cfg.snapshot_every))}
         trained = [self.model.num_timesteps]  # steps of the rollouts collected and trained on
@@ -298,15 +333,31 @@ class Trainer:
 
             def _on_step(self) -> bool:
                 bar.to(self.model.num_timesteps)
-                trainer.capped = time.monotonic() - trainer.started >= cfg.max_minutes * 60
+                trainer.capped = trainer.out_of_time()
                 trainer.interrupted = stop()
                 return not (trainer.capped or trainer.interrupted)
 
+        began = time.monotonic()
         with stop_on_interrupt() as stop:  # the first Ctrl-C stops at the next step, to save the last whole rollout
             self.model.learn(remaining, callback=Bookkeeping(), reset_num_timesteps=False, tb_log_name="ppo")
         if self.capped or self.interrupted:
             self.model.num_timesteps = trained[0]  # the unfinished rollout was not trained on
+        else:
+            bar.finish(f"--timesteps {cfg.timesteps:,}")
+        if self.capped:
+            bar.to(self.model.num_timesteps)  # the steps trained on: the unfinished rollout's are not
+            bar.finish(f"--max-minutes {cfg.max_minutes:g}")
         bar.close()
+        self.spent["PPO"] = time.monotonic() - began - (self.spent["evaluations"] - evaluations)
+
+    def budget_line(self) -> str:
+        """Where the session's time went, when --max-minutes stopped it."""
+        spent = ", ".join(f"{part} {seconds:.0f} s" for part, seconds in self.spent.items())
+        line = f"--max-minutes {self.cfg.max_minutes:g} ({self.budget():.0f} s) went to: {spent}"
+        if self.model.num_timesteps == self.resumed_at:
+            line += (f"; no PPO step was trained: the warm start (at most {WARM_START_SHARE:.0%} of the time) and the "
+                     "evaluation left none; give more --max-minutes, or fewer --bc-games or --eval-deals")
+        return line
 
     def report(self) -> None:
         """Evaluate and log one line (also to TensorBoard)."""
@@ -363,15 +414,14 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
             # run's agent (its network where it learned, RuleAgent elsewhere) in every phase
             teacher = PPOAgent(*start, seed=np.random.default_rng([cfg.seed, 10]), source=cfg.init_from)
             stats = trainer.warm_start(teacher)
-            log(f"cloned {cfg.init_from} as an agent (its phases, RuleAgent's in the others): agreement {stats['agreement']:.3f}")
+            log(describe(stats, trainer.spent["warm start"], cfg.max_minutes,
+                         f"{cfg.init_from} as an agent (its phases, RuleAgent's in the others)"))
         trainer.report()
     elif cfg.bc_epochs == 0:
         log("no warm start (--bc-epochs 0): PPO starts from random weights")
         trainer.report()
     else:
-        stats = trainer.warm_start()
-        log(f"warm start: cloned {stats['samples']} RuleAgent decisions, agreement {stats['agreement']:.3f}, "
-            f"value mse {stats['value_mse']:.3f} ({trainer.elapsed():.0f} s)")
+        log(describe(trainer.warm_start(), trainer.spent["warm start"], cfg.max_minutes))
         trainer.report()
     trainer.snapshot()
     trainer.train()
@@ -379,6 +429,10 @@ def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, l
     if trainer.interrupted:
         log(f"stopped by Ctrl-C at step {trainer.model.num_timesteps:,}, saved: --resume continues")
         raise KeyboardInterrupt
-    trainer.report()
+    if trainer.evaluated_at != trainer.model.num_timesteps:  # else the last evaluation is of this policy already
+        trainer.report()
+    if trainer.capped:
+        log(trainer.budget_line())
     train_report.plot(trainer.curve.path, out / "curve.png")
     return trainer
+

@@ -47,7 +47,8 @@ held-out figures compare the new network with the agent that played. The options
 (``values_config.check_from_scratch``): ``--features``, a margin, ``--learn bid`` or ``play``, and a ``--start`` network
 that reads advice. ``--search-top`` keeps its meaning, the action played taking the place of RuleAgent's choice.
 
-``run_training(..., minutes=M)`` (``wizard baseline values``) caps the run's wall time: once M minutes have passed, no
+``run_training(..., minutes=M)`` (``--minutes``, ``wizard baseline values``) caps the run's wall time, over all its
+sessions: once M minutes have passed, no
 new chunk is collected and the run stops at the last finished iteration (the chunks of the unfinished one stay for
 ``--resume``); the first iteration is always finished, so a run has an agent. ``--patience`` stops a gated run
 the same way once its gate has rejected that many iterations in a row (``gate.iterations_played``). ``--soup`` judges an
@@ -103,6 +104,7 @@ class ValuesTrainer:
         self.earlier_runs: list[Path] = []  #: the chunks of the ``--data-from`` runs, which every fit reads first
         #: the network before iteration 0: ``--start``, or a ``--zero`` run's random one (``zero.initial_path``)
         self.start = cfg.start or (str(initial_path(self.out)) if cfg.zero else "")
+        self.resumed = False  #: whether ``run`` continues a run (``--resume``): it says from where
 
     def checkpoint(self, iteration: int) -> Path:
         """Where iteration ``iteration``'s agent is saved."""
@@ -180,6 +182,16 @@ class ValuesTrainer:
 
         sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
 
+        def in_hand() -> tuple[int, int]:
+            """The decisions of the chunks finished from chunk 0 on without a gap (the iteration's, as they come in),
+            and those of chunks finished ahead of a chunk before them (counted once that one is in); once the
+            iteration has enough, the decisions of the chunks it uses."""
+            used = enough()
+            if used is not None:
+                return sum(sizes[i] for i in range(used)), 0
+            first = next(i for i in itertools.count() if i not in sizes)
+            return sum(sizes[i] for i in range(first)), sum(v for i, v in sizes.items() if i > first)
+
         def enough() -> int | None:
             """The number of first chunks, in index order, that hold ``samples`` decisions (None: not yet finished).
             The iteration uses exactly those, whatever order the workers finished in, so a seed gives one data set."""
@@ -222,9 +234,19 @@ class ValuesTrainer:
                         else:
                             sizes[i] = future.result()[1]
                         if not self.quiet:  # a line per chunk, also when several finished at once
-                            total, now = sum(sizes.values()), time.monotonic()
-                            rate, minutes = (total - before) / (now - start), (now - self.started) / 60
-                            self.log(f"iteration {iteration}: {total:,} of {cfg.samples:,} decisions ({rate:,.0f}/s, {minutes:.1f} min)")
+                            (counted, ahead), now = in_hand(), time.monotonic()
+                            rate, minutes = (counted + ahead - before) / (now - start), (now - self.started) / 60
+                            waiting = f"; {ahead:,} more in chunks finished ahead of their turn" if ahead else ""
+                            self.log(f"iteration {iteration}: chunk {i} done: {counted:,} decisions collected, "
+                                     f"{cfg.samples:,} needed{waiting} ({rate:,.0f}/s, {minutes:.1f} min)")
+                used = enough()
+                assert used is not None  # the loop above ran until enough chunks were in
+                spare = sorted(i for i in sizes if i >= used)
+                if not self.quiet:
+                    unused = (f"; {len(spare)} more chunk(s) collected alongside them ({sum(sizes[i] for i in spare):,} "
+                              "decisions) are not used" if spare else "")
+                    self.log(f"iteration {iteration}: uses chunks 0-{used - 1}, {sum(sizes[i] for i in range(used)):,} "
+                             f"decisions (whole chunks of --games {cfg.games}, until --samples {cfg.samples:,}){unused}")
         used = enough()
         assert used is not None  # the loop above ran until enough chunks were in
         return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
@@ -271,9 +293,9 @@ class ValuesTrainer:
                       advice=cfg.advice)
         fits = self.soup(iteration, net)
         bonus = phase_bonus(advice_bonus(cfg), cfg.advice, str(self.out))
-        stats = {"decisions": int(len(train)), "loss": loss,
+        stats = {"decisions": int(len(train)), "held_out": int(held_out.sum()), "loss": loss,
                  **(rv.gains(net, samples, check, bonus, cfg.features, advice=cfg.advice) if check.size else {})}
-        config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far)
+        config = checkpoint_config(self.cfg, self.rules, iteration, samples_so_far, self.out)
         config["wall_seconds"] = round(time.monotonic() - self.started, 1)  # the run's, over all its sessions
         if cfg.soup:
             config["soup_fits"] = fits
@@ -316,6 +338,16 @@ class ValuesTrainer:
         finally:
             self.ended = time.monotonic()
 
+    def resumed_from(self, iteration: int) -> str:
+        """The line of a resumed run that goes on at ``iteration`` (the iterations before it are finished)."""
+        if not iteration:
+            return f"resumed {self.out}: no iteration finished yet; iteration 0 goes on (its finished chunks are kept)"
+        path = self.checkpoint(iteration - 1)
+        went_on = (f"iteration {iteration} goes on" if iteration < self.cfg.iterations
+                   else f"every iteration of --iterations {self.cfg.iterations} is finished")
+        return (f"resumed {self.out} from {path.relative_to(self.out)} (iteration {iteration - 1}: {self.samples:,} "
+                f"decisions, {(time.monotonic() - self.started) / 60:.1f} min): {went_on}")
+
     def _iterations(self) -> PPOAgent:
         agent: PPOAgent | None = None
         played = "RuleAgent" if self.cfg.advice else "the agent that played"  # whose choice the held-out figures compare with
@@ -327,7 +359,12 @@ class ValuesTrainer:
                 self.started = time.monotonic() - float(config.get("wall_seconds", 0))
                 if not self.finished(iteration):  # killed in the gate: it is played again
                     self.judge(iteration)
+                if self.resumed and iteration == self.cfg.iterations - 1:
+                    self.log(self.resumed_from(iteration + 1))
                 continue
+            if self.resumed:  # said once, at the first iteration this session plays
+                self.log(self.resumed_from(iteration))
+                self.resumed = False
             if iteration >= self.played():
                 self.stopped_by = "patience"
                 self.log(f"iteration {iteration}: not played: the gate rejected the last {self.cfg.patience} in a row "
@@ -346,10 +383,7 @@ class ValuesTrainer:
             agent, stats = self.fit(iteration, earlier + own, self.samples)
             fitting = time.monotonic() - fitting
             if not self.quiet:
-                gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k not in ("decisions", "loss", "differs"))
-                held = (f"on held-out games it departs from {played} at {stats['differs']:.1%} of decisions, gain per decision "
-                        f"by phase: {gained}" if "differs" in stats else "no held-out games (every 12th chunk is held out: 12 or more are needed)")
-                self.log(f"iteration {iteration}: fitted {stats['decisions']:,} decisions in {fitting:.0f} s (loss {stats['loss']:.3f}); {held}")
+                self.log(f"iteration {iteration}: {fit_line(stats, decisions, played, fitting)}")
             self.judge(iteration)
             row = self.evaluate(agent, self.samples)
             if not self.quiet:
@@ -358,6 +392,20 @@ class ValuesTrainer:
         if self.cfg.gate:  # the network the gate kept last
             agent = PPOAgent.load(self.out / "checkpoints" / "latest.npz", seed=np.random.default_rng([self.cfg.seed, 7]))
         return agent
+
+
+def fit_line(stats: dict, own: int, played: str, seconds: float) -> str:
+    """What a fit did in ``seconds`` (``stats``: ``ValuesTrainer.fit``'s; ``own``: the iteration's own decisions;
+    ``played``: whose choices the held-out figures compare with): the decisions it fitted, where they came from, what
+    it held out."""
+    total = stats["decisions"] + stats["held_out"]
+    source = f"all {own:,} of this iteration's" if total == own else f"{own:,} of this iteration and {total - own:,} earlier"
+    line = f"fitted {stats['decisions']:,} decisions in {seconds:.0f} s ({source}"
+    if not stats["held_out"]:
+        return f"{line}; none held out: every 12th chunk is held out, 12 or more are needed), loss {stats['loss']:.3f}"
+    gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k in ("trump", "bid", "play"))
+    return (f"{line}, less {stats['held_out']:,} held out), loss {stats['loss']:.3f}; on held-out games it departs from "
+            f"{played} at {stats['differs']:.1%} of decisions, gain per decision by phase: {gained}")
 
 
 def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[int] | None,
@@ -428,7 +476,7 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
         config = {**(header or {}), "train": dataclasses.asdict(cfg), "rules": rules_json(rules), "rounds": rounds}
         train_report.write_json(saved, config)
         trainer = ValuesTrainer(cfg, rules, out, quiet, log, rounds, minutes)
-        trainer.earlier_runs = earlier_runs
+        trainer.earlier_runs, trainer.resumed = earlier_runs, resume and not quiet
         if earlier_runs and not quiet:
             log(f"--data-from: {earlier_decisions:,} decisions in {len(earlier_runs)} chunks of {len(cfg.data_from)} run(s) join every fit")
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wizard_env.agents.checkpoint import check_hidden
+from wizard_env.agents.checkpoint import check_hidden, portable_path
 from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, load_checkpoint
 from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
@@ -29,7 +29,7 @@ from . import rollout_values as rv
 from .common import check_ranges, json_rules, rules_json
 from .evaluate import EVAL_BYTES_PER_GAME
 from .gate import check_rule
-from .opponent_pool import PREVIOUS, check_pool
+from .opponent_pool import PREVIOUS, check_pool, names_checkpoint
 from .ray_collect import require_ray
 from .zero import is_zero
 
@@ -325,12 +325,17 @@ def read_run_config(path: Path) -> dict:
     return config
 
 
-def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int) -> dict:
-    """The JSON config stored with the weights (the network reads RuleAgent's advice unless ``--no-advice``; ReLU layers)."""
+def checkpoint_config(cfg: ValuesConfig, rules: Rules, iteration: int, samples: int, folder: Path | None = None) -> dict:
+    """The JSON config stored with the weights (the network reads RuleAgent's advice unless ``--no-advice``; ReLU
+    layers); with the run's ``folder``, the files and folders the run read (``start``, ``data_from``, the checkpoints
+    of ``pool``) as ``portable_path`` records them."""
+    train = {"method": "rollout-values", **dataclasses.asdict(cfg)}
+    if folder is not None:
+        train.update(start=portable_path(cfg.start, folder), data_from=[portable_path(d, folder) for d in cfg.data_from],
+                     pool=[portable_path(p, folder) if names_checkpoint(p) else p for p in cfg.pool])
     return {"format": FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
             "hidden": list(cfg.hidden), "activation": "relu", "learn": cfg.learn, "advice": cfg.advice, "features": cfg.features,
-            "advice_bonus": advice_bonus(cfg),
-            "rules": rules_json(rules), "train": {"method": "rollout-values", **dataclasses.asdict(cfg)},
+            "advice_bonus": advice_bonus(cfg), "rules": rules_json(rules), "train": train,
             "iteration": iteration, "num_samples": samples}  # decisions collected by the run up to this iteration
 
 

@@ -5,11 +5,17 @@ near one's strength. Instead the policy first imitates RuleAgent's decisions in 
 learns (cross-entropy on RuleAgent's actions, over legal actions only) and its value head fits the
 score those decisions led to, both from games where RuleAgent plays every seat. ``act_batch``
 makes that data cheap: a few hundred games give a few hundred thousand decisions.
+
+A run's time budget (``--max-minutes``) covers its warm start: ``Trainer.warm_start`` gives it ``WARM_START_SHARE`` of
+the budget, its games the first half of that (``GAMES_SHARE``), so that what they collected is cloned in the rest.
+The games stop between two steps (the decisions of rounds not finished are dropped: their returns are not known),
+the cloning between two minibatches; its stats say what was cut short.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -40,6 +46,10 @@ class Demonstrations:
     advice: np.ndarray
 
 
+#: The share of a run's time budget its warm start may take: PPO has the rest.
+WARM_START_SHARE = 0.5
+#: The share of the warm start's time its games may take: the cloning has the rest.
+GAMES_SHARE = 0.5
 #: Decisions per step of the cloning.
 BATCH = 1024
 #: Memory the trainer takes besides its games and demonstrations (torch, numba, the model: about 0.6 GB measured).
@@ -64,18 +74,56 @@ def check_warm_start_memory(cfg, mix: list[Rules]) -> None:
     options.check_memory("--bc-games", games, bytes_per_game(mix, phases, cfg.advice) + PROCESS_BYTES / games)
 
 
-def warm_start(policy, mix: list[Rules], cfg, teacher: Agent | None = None, quiet: bool = False, log=print) -> dict[str, float]:
+def warm_start(policy, mix: list[Rules], cfg, teacher: Agent | None = None, quiet: bool = False, log=print,
+               seconds: float | None = None) -> dict:
     """Clone RuleAgent's decisions (or the ``teacher``'s, in every phase) in games of each rule set of ``mix`` into the
-    MaskablePPO ``policy`` as ``cfg`` (a ``TrainConfig``) says, saying so and showing progress unless ``quiet``."""
+    MaskablePPO ``policy`` as ``cfg`` (a ``TrainConfig``) says, saying so and showing progress unless ``quiet``, in at
+    most ``seconds`` (None: no limit), its games in ``GAMES_SHARE`` of them. Its stats: decisions cloned
+    (``samples``), ``agreement`` and ``value_mse`` (None where nothing was cloned), minibatches done (``batches``) of
+    those ``planned``, and the parts the time cut short (``stopped``: "games", "cloning")."""
+    began, stopped = time.monotonic(), []
+
+    def until(part: str, share: float) -> Callable[[], bool]:
+        def stop() -> bool:  # asked before each piece of work: True cuts it short
+            if seconds is None or time.monotonic() - began < share * seconds:
+                return False
+            stopped.append(part)
+            return True
+        return stop
+
     phases, games = plan(cfg, teacher is not None)
     counts = ", ".join(str(r.num_players) for r in mix)
     with Progress("warm start: games", games * sum(r.num_rounds for r in mix), "round", quiet, log) as progress:
         progress.say(f"warm start: playing {games:,} games of {'its agent' if teacher else 'RuleAgent'} for each player "
-                     f"count ({counts}) and cloning its decisions in {cfg.bc_epochs} epochs (--bc-games, --bc-epochs)")
-        demos = collect_mix(mix, games, cfg.seed, phases, cfg.episode, cfg.advice, teacher, progress.update)
-    with Progress("warm start: cloning", cfg.bc_epochs * -(-len(demos.actions) // BATCH), "batch", quiet, log) as progress:
-        return clone(policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing,
-                     progress=progress.update)
+                     f"count ({counts}) and cloning its decisions in {cfg.bc_epochs} epoch{'s' if cfg.bc_epochs != 1 else ''} "
+                     "(--bc-games, --bc-epochs)")
+        demos = collect_mix(mix, games, cfg.seed, phases, cfg.episode, cfg.advice, teacher, progress.update,
+                            until("games", GAMES_SHARE))
+    batches = cfg.bc_epochs * -(-len(demos.actions) // BATCH)
+    stats: dict = {"samples": len(demos.actions), "agreement": None, "value_mse": None, "batches": 0}
+    if batches:
+        with Progress("warm start: cloning", batches, "batch", quiet, log) as progress:
+            stats = clone(policy, demos, cfg.bc_epochs, cfg.reward_scale, cfg.seed, smoothing=cfg.bc_smoothing,
+                          progress=progress.update, stop=until("cloning", 1.0))
+    if not stats["batches"]:  # the figures of a policy that learned nothing here
+        stats.update(agreement=None, value_mse=None)
+    return {**stats, "planned": batches, "stopped": sorted(set(stopped), key=stopped.index)}
+
+
+def describe(stats: dict, seconds: float, max_minutes: float, whom: str = "RuleAgent") -> str:
+    """The line of a warm start that took ``seconds`` (``stats``: ``warm_start``'s; ``max_minutes``: the session's
+    budget; ``whom``: the teacher): what it cloned, and where the time budget stopped it."""
+    if stats["agreement"] is None:
+        line = f"warm start: cloned nothing of {whom} ({stats['samples']:,} decisions collected, {seconds:.0f} s)"
+    else:
+        line = (f"warm start: cloned {stats['samples']:,} decisions of {whom} in {stats['batches']:,} of "
+                f"{stats['planned']:,} minibatches, agreement {stats['agreement']:.3f}, value mse {stats['value_mse']:.3f} "
+                f"({seconds:.0f} s)")
+    if stats["stopped"]:
+        line += (f"; the time budget cut short its {' and its '.join(stats['stopped'])}: a warm start takes at most "
+                 f"{WARM_START_SHARE:.0%} of --max-minutes {max_minutes:g} ({WARM_START_SHARE * max_minutes * 60:.0f} s, "
+                 f"its games {GAMES_SHARE:.0%} of that), the rest is PPO's")
+    return line
 
 
 def decisions_per_game(rules: Rules, learn: str) -> int:
@@ -104,13 +152,17 @@ def collect(rules: Rules, games: int, seed: int, learn: str, episode: str, teach
 
 
 def collect_mix(mix: list[Rules], games: int, seed: int, learn: str, episode: str, advice: bool = False,
-                teacher: Agent | None = None, progress: Callable[[int], object] | None = None) -> Demonstrations:
+                teacher: Agent | None = None, progress: Callable[[int], object] | None = None,
+                stop: Callable[[], bool] | None = None) -> Demonstrations:
     """``collect`` for each rule set of ``mix`` (``games`` games each), one after the other in one set of arrays
-    (sized by ``bytes_per_game``: the memory is taken as it is written, and never twice)."""
+    (sized by ``bytes_per_game``: the memory is taken as it is written, and never twice). ``stop()`` True ends it
+    between two steps of the games, keeping the decisions of the episodes that ended (their returns are whole)."""
     demos = _empty(games * sum(decisions_per_game(rules, learn) for rules in mix), advice)
     filled = 0
     for i, rules in enumerate(mix):
-        filled = _collect_into(demos, filled, rules, games, seed + 1_000 * i, learn, episode, teacher, progress)
+        if stop is not None and stop():
+            break
+        filled = _collect_into(demos, filled, rules, games, seed + 1_000 * i, learn, episode, teacher, progress, stop)
     return _trimmed(demos, filled)
 
 
@@ -126,8 +178,10 @@ def _trimmed(demos: Demonstrations, size: int) -> Demonstrations:
 
 
 def _collect_into(demos: Demonstrations, filled: int, rules: Rules, games: int, seed: int, learn: str, episode: str,
-                  teacher: Agent | None, progress: Callable[[int], object] | None) -> int:
-    """``collect``'s games, written into ``demos`` from row ``filled`` on; the rows filled after them."""
+                  teacher: Agent | None, progress: Callable[[int], object] | None,
+                  stop: Callable[[], bool] | None = None) -> int:
+    """``collect``'s games, written into ``demos`` from row ``filled`` on; the rows filled after them (``stop()``
+    True: those of the episodes that ended by then, moved up to follow one another)."""
     learned = np.zeros(len(Phase), dtype=bool)
     learned[list(LEARNED_PHASES[learn])] = True
     base = filled
@@ -136,6 +190,8 @@ def _collect_into(demos: Demonstrations, filled: int, rules: Rules, games: int, 
     seat_of: list[int] = []  # by sample of this call: the acting seat, whose round scores are added to its return
     pending: list[list[int]] = [[] for _ in range(games)]  # samples of each game still collecting score
     while (live := np.flatnonzero(batch.phase != Phase.OVER)).size:
+        if stop is not None and stop():
+            return _drop_unfinished(demos, base, filled, [row for rows in pending for row in rows])
         o, m = batch.observe(live), batch.legal_masks(live)
         hint = rule.act_batch(o, m)
         a = hint if teacher is None else teacher.act_batch(o, m)
@@ -161,10 +217,22 @@ def _collect_into(demos: Demonstrations, filled: int, rules: Rules, games: int, 
     return filled
 
 
+def _drop_unfinished(demos: Demonstrations, base: int, filled: int, unfinished: list[int]) -> int:
+    """Drop the rows ``unfinished`` of ``demos``' rows ``base`` to ``filled``, moving the others up; the rows filled after."""
+    keep = np.ones(filled - base, dtype=bool)
+    keep[np.asarray(unfinished, dtype=np.int64) - base] = False
+    rows = base + np.flatnonzero(keep)
+    for f in dataclasses.fields(Demonstrations):
+        array = getattr(demos, f.name)
+        array[base:base + len(rows)] = array[rows]
+    return base + len(rows)
+
+
 def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed: int,
           batch_size: int = BATCH, lr: float = 1e-3, smoothing: float = 0.0,
-          progress: Callable[[int], object] | None = None) -> dict[str, float]:
-    """Fit the MaskablePPO ``policy`` to the demonstrations; the final accuracy and losses.
+          progress: Callable[[int], object] | None = None, stop: Callable[[], bool] | None = None) -> dict:
+    """Fit the MaskablePPO ``policy`` to the demonstrations; the final accuracy and losses, and the minibatches done
+    (``stop()`` True ends the fit before the next one).
 
     ``smoothing`` moves that share of each target onto the legal actions uniformly, so the clone keeps
     some probability on the alternatives and PPO goes on exploring them (a policy that copies advice
@@ -179,9 +247,13 @@ def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed:
     targets = torch.as_tensor(demos.returns * reward_scale, dtype=torch.float32)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
     policy.set_training_mode(True)
+    batches = 0
     for _ in range(epochs):
         order = torch.randperm(len(obs), generator=generator)
         for start in range(0, len(obs), batch_size):
+            if stop is not None and stop():
+                break
+            batches += 1
             idx = order[start:start + batch_size]
             values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
             policy_loss = -log_prob.mean()
@@ -203,4 +275,4 @@ def clone(policy, demos: Demonstrations, epochs: int, reward_scale: float, seed:
         agree = (dist.distribution.probs.argmax(dim=1) == actions[idx]).float().mean()
         values = policy.predict_values(obs[idx]).flatten()
         value_mse = torch.nn.functional.mse_loss(values, targets[idx])
-    return {"samples": len(obs), "agreement": float(agree), "value_mse": float(value_mse)}
+    return {"samples": len(obs), "agreement": float(agree), "value_mse": float(value_mse), "batches": batches}

@@ -217,7 +217,8 @@ class Run:
         self.started = time.monotonic()
         self.stop_asked = self._stack.enter_context(stop_on_interrupt())
         self.progress = self._stack.enter_context(
-            Progress(f"{self.algo}", self.args.steps, "decision", self.quiet, self.log, initial=self.decisions, leave=True))
+            Progress(f"{self.algo}", self.args.steps, "decision", self.quiet, self.log, initial=self.decisions, leave=True,
+                     budget=self.args.minutes * 60, elapsed=self.elapsed))  # as far as the budget that binds
         self.marks = {key: self.decisions // every for key, every in
                       (("eval", self.args.eval_every), ("save", self.args.checkpoint_every))}
 
@@ -271,6 +272,9 @@ class Run:
     def finish(self, net) -> dict:
         """Save ``net`` and the state; evaluate it and plot the curve (not after Ctrl-C, which is raised again as
         KeyboardInterrupt once saved); what the run did."""
+        budgets = {"minutes": f"--minutes {self.args.minutes:g}", "steps": f"--steps {self.args.steps:,}"}
+        if (self.stopped_by or "steps") in budgets:
+            self.progress.finish(budgets[self.stopped_by or "steps"])
         self.progress.close()
         self.save(net)
         done = {"decisions": self.decisions, "wall_s": round(self.elapsed(), 1), "stopped_by": self.stopped_by or "steps"}

@@ -4,14 +4,19 @@
     wizard recipe training/recipes/wizard-v7.toml --out runs/wizard-v7            # ppo-v7, rebuilt (66 min)
     wizard recipe training/recipes/wizard-v13.toml --out runs/wizard-v13 --resume # after a kill or a reboot
     wizard recipe my.toml --out runs/mine --until fit                             # the steps up to 'fit' only
+    wizard recipe my.toml --list                                                  # the steps, without running them
+    wizard recipe my.toml --out runs/mine --list                                  # ... and which are finished there
+    wizard recipe my.toml --out runs/mine --from margins                          # 'margins' and the steps after it again
     wizard recipe training/recipes/wizard-v13.toml --out runs/v13 --reuse runs/wizard-v12  # wizard-v12's finished steps copied
 
 A recipe (TOML; ``docs/recipes.md``, ``wizard_env.training.recipe``) lists the steps: ``wizard train-values``
 iterations, a fresh fit on their data, the margin grid on held-out deals, the evaluation battery
 (``wizard eval-suite``) and the copy of the chosen checkpoint to ``--out/agent.npz`` with the model card's
 tables in ``--out/tables.md``. Each step writes into ``--out/steps/NAME`` and marks itself finished;
-``--resume`` skips finished steps and continues the one that was cut short. A recipe may ``extends = "other.toml"``
-and give only the keys it changes. Needs the train extras.
+``--resume`` skips finished steps and continues the one that was cut short; ``--from STEP`` runs STEP and the steps
+after it again from their start, in a run whose earlier steps are finished (STEP and the later steps may have
+changed in the file). ``--list`` prints the steps, what each runs and its folder, and runs nothing. A recipe may
+``extends = "other.toml"`` and give only the keys it changes. Needs the train extras.
 """
 
 from __future__ import annotations
@@ -39,11 +44,18 @@ DESCRIPTION = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard recipe``."""
     parser.add_argument("recipe", metavar="FILE", type=options.path_type, help="the recipe (a TOML file)")
-    parser.add_argument("--out", type=options.path_type, required=True, metavar="DIR",
-                        help="the run's folder: steps/NAME for each step, then agent.npz and tables.md")
+    parser.add_argument("--out", type=options.path_type, metavar="DIR",
+                        help="the run's folder: steps/NAME for each step, then agent.npz and tables.md (needed but with --list)")
+    parser.add_argument("--list", action="store_true",
+                        help="print the steps (name, what it runs, its folder; with --out, whether it is finished there) "
+                             "and run nothing")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out (finished steps are kept; the recipe must be the one it started with)")
     parser.add_argument("--until", metavar="STEP", help="stop after the step of this name (continue later with --resume)")
+    parser.add_argument("--from", dest="from_step", metavar="STEP",
+                        help="run the step of this name and those after it again, from their start (their folders are "
+                             "removed first), in the run in --out whose steps before it are finished; the recipe may "
+                             "differ from the run's from that step on")
     parser.add_argument("--reuse", type=options.path_type, metavar="DIR",
                         help="first copy the finished steps of the recipe run in DIR that would run alike here (the same "
                              "settings, from the first step on; docs/recipes.md) instead of running them again: to vary a "
@@ -53,9 +65,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """``wizard recipe``."""
     recipe = load(args.recipe)  # every key checked before the packages are imported or anything is written
+    recipe_run.check_step_names(recipe, args.until, args.from_step)
+    if args.list:
+        given = [option for option, value in (("--resume", args.resume), ("--until", args.until),
+                                              ("--from", args.from_step), ("--reuse", args.reuse)) if value]
+        if given:
+            raise ValueError(f"--list runs nothing: leave out {', '.join(given)}")
+        print(recipe_run.list_steps(recipe, None if args.out is None else Path(args.out)))
+        return 0
+    if args.out is None:
+        raise ValueError("--out DIR is needed to run a recipe (--list alone prints its steps)")
     require_packages(("torch", "openskill", "matplotlib"), "wizard recipe")
     ran = recipe_run.run_recipe(recipe, args.out, args.resume, args.until, log=say, version=installed_version(),
-                                 reuse=args.reuse)
+                                 reuse=args.reuse, from_step=args.from_step)
     finished = (recipe_run.step_folder(Path(args.out), recipe.steps[-1]) / recipe_run.DONE).is_file()
     print(f"ran {len(ran)} step(s) of {len(recipe.steps)}" + (f"; the run in {args.out} is complete" if finished else
           f"; continue with: wizard recipe {args.recipe} --out {args.out} --resume"))

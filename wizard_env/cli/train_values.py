@@ -1,6 +1,7 @@
 """``wizard train-values``: learn bids and card play from rollout values, one policy-improvement step per iteration.
 
     wizard train-values --out runs/values --seed 0       # the default run: 3-6 players, about 15 minutes
+    wizard train-values --out runs/values --minutes 30   # stop at the last iteration finished within 30 minutes
     wizard train-values --out runs/values --resume --iterations 4   # continue with the run's settings (finished chunks and iterations are kept), up to 4 iterations
     wizard train-values --out runs/values --backend ray --address auto --workers 32   # collect on a Ray cluster
     wizard train-values --out runs/search --targets search --search-samples 8        # values from search (expert iteration)
@@ -108,6 +109,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a wizard train-values checkpoint (agents/pretrained/wizard-v1.npz, say) that collects "
                              "iteration 0's data and whose weights its fit starts from; its --hidden and --features must "
                              "be passed (default: RuleAgent collects, the fit starts fresh)")
+    parser.add_argument("--minutes", type=options.float_type, metavar="M",
+                        help="wall-time budget of the run, its earlier sessions included (as wizard baseline's --minutes): "
+                             "once M minutes have passed no new chunk is collected and the run stops at the last finished "
+                             "iteration (the first always finishes; --resume with more minutes continues); default: none")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--backend", choices=BACKENDS,
                         help="where the data chunks are collected: local (--workers processes on this machine) or ray "
@@ -119,6 +124,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """``wizard train-values``."""
     # the fit, then the rated evaluations and the curve's plot
+    if args.minutes is not None:  # before anything is read or written
+        options.check_range("--minutes", args.minutes, 0, None, above=True)
     require_packages(("torch", "openskill", "matplotlib"), "wizard train-values")
     out = Path(args.out)
     before = read_run_config(out / "config.json") if args.resume and (out / "config.json").is_file() else None
@@ -132,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         settings["margin"] = ValuesConfig.margin if settings["advice"] else 0.0
     cfg = ValuesConfig(**settings)
     header = {"setting": setting.name} if setting is not None else None
-    trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=rounds, header=header)
+    trainer = run_training(cfg, rules, out, args.resume, args.quiet, rounds=rounds, minutes=args.minutes, header=header)
     path = f"{trainer.out}/checkpoints/latest.npz"
     if setting is None:
         agents = f"--agents ppo:{path},{','.join(['rule'] * (trainer.rules.num_players - 1))}"
