@@ -40,9 +40,9 @@ $(RLLIB_VENV)/.installed: pyproject.toml constraints.txt
 
 install-rllib: $(RLLIB_VENV)/.installed
 
-# The shipped learned agent (ppo) against three RuleAgents on 300 duplicate deals (every deal in every seat rotation).
+# The shipped network (net) against three RuleAgents on 300 duplicate deals (every deal in every seat rotation).
 demo: install
-	$(BIN)/wizard eval --players 4 --agents ppo,rule,rule,rule --games 300 --seed 0 --out runs/demo
+	$(BIN)/wizard eval --players 4 --agents net,rule,rule,rule --games 300 --seed 0 --out runs/demo
 
 # mypy checks the package as it is installed (agents/ and training/ inside wizard_env) through a tree of links.
 typecheck: install-dev
