@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import importlib.util
+import inspect
 import os
 import re
 import sys
@@ -71,13 +72,26 @@ def _extra_closure(extra: str, extras: dict[str, list[str]], seen: set[str] | No
     return found
 
 
+def import_names() -> dict[str, list[str]]:
+    """The installed distributions by the top-level names they install, as ``packages_distributions`` gives them from
+    Python 3.11 on: 3.10's reads top_level.txt alone, which the wheels of numpy and matplotlib (built by meson) lack,
+    so the names are also read from each distribution's files there."""
+    found = {name: list(dists) for name, dists in importlib.metadata.packages_distributions().items()}
+    for dist in importlib.metadata.distributions():
+        dist_name = dist.metadata["Name"]
+        for name in {file.parts[0] if len(file.parts) > 1 else inspect.getmodulename(file.name) for file in dist.files or ()}:
+            if name and "." not in name and dist_name not in found.setdefault(name, []):
+                found[name].append(dist_name)
+    return found
+
+
 def test_the_notebooks_extra_installs_what_the_notebooks_import_and_the_runner_the_readme_names():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     installed = {re.split(r"[\[<>=!~; ]", r, maxsplit=1)[0].lower() for r in project["dependencies"]}
     installed |= _extra_closure("notebooks", project["optional-dependencies"])
     assert {"jupyterlab", "nbconvert"} <= installed
     assert "pip install -c constraints.txt -e '.[notebooks]'" in (ROOT / "README.md").read_text()
-    distributions = importlib.metadata.packages_distributions()
+    distributions = import_names()
     imported = set()
     for path in NOTEBOOKS:
         for cell in nbformat.read(path, as_version=4).cells:
