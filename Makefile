@@ -9,7 +9,7 @@ export PIP_RESUME_RETRIES ?= 20
 RETRY := sh -c 'for try in 1 2 3; do "$$@" && exit 0; [ $$try = 3 ] || { echo "pip failed (try $$try of 3); again in 30 s"; sleep 30; }; done; exit 1' retry
 PIP := $(RETRY) $(BIN)/python -m pip install -q -c constraints.txt
 
-.PHONY: demo test test-core typecheck install install-dev install-rllib clean
+.PHONY: demo test test-core test-pythons chromium typecheck install install-dev install-rllib clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,15 +50,37 @@ typecheck: install-dev
 	ln -s $(CURDIR)/wizard_env/* $(CURDIR)/agents $(CURDIR)/training build/typecheck/wizard_env/
 	cd build/typecheck && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml -p wizard_env
 
+# The web table's browser tests drive Debian's Chromium (Playwright cannot download its own browser here):
+# installed when it is missing and we are root (CI, a container), else a note says how, and those tests skip.
+CHROMIUM := /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+		else \
+			echo "make test: no Chromium at $(CHROMIUM), so the browser tests will skip; to run them: sudo apt-get install chromium"; \
+		fi; \
+	fi
+
+# The core suite on each supported Python, in venvs of nox's under .nox/ (noxfile.py: torch on 3.11 only, so
+# elsewhere the tests that need it skip, naming it); make test runs it on the oldest and the newest.
+NOX := $(BIN)/python -m nox --reuse-venv yes
+OLDEST_NEWEST := core-3.10 core-3.13
+
+test-pythons: install-dev
+	$(NOX) -s core
+
 # The suite writes only into temporary folders: a file it writes anywhere in the tree (ignored ones such as runs/
 # included; the venvs, build/ and Python's and numba's caches aside) or a change git sees fails `make test`.
-WRITTEN = find . \( -path ./.git -o -path ./.venv -o -path ./.venv-rllib -o -path ./build -o -name __pycache__ \
+WRITTEN = find . \( -path ./.git -o -path ./.venv -o -path ./.venv-rllib -o -path ./.nox -o -path ./build -o -name __pycache__ \
 	-o -name .pytest_cache -o -name .hypothesis -o -name '*.egg-info' \) -prune -o -type f -newer build/suite-start -print
 
-test: install-dev typecheck install-rllib
+# The whole suite on .venv's Python, the RLlib tests in .venv-rllib, then the core suite on Python 3.10 and 3.13.
+test: install-dev typecheck install-rllib chromium
 	@mkdir -p build; git status --porcelain > build/status-before; touch build/suite-start
 	$(BIN)/python -m pytest -q
 	$(RLLIB_VENV)/bin/python -m pytest -q tests/rllib
+	$(NOX) -s $(OLDEST_NEWEST)
 	@git status --porcelain | diff build/status-before - || { echo "make test: the test suite changed the working tree (above)"; exit 1; }
 	@written="$$($(WRITTEN))"; if [ -n "$$written" ]; then \
 		echo "make test: the test suite wrote into the working tree (tests write only into temporary folders):"; \
@@ -79,4 +101,4 @@ docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info
+	rm -rf $(VENV) $(RLLIB_VENV) .nox build *.egg-info

@@ -11,13 +11,30 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-import torch
 
 from helpers import uninstalled
 from wizard_env import wizard_v1
 from wizard_env.integrations.adapters import NO_NEXT_TURN, turn_returns, turn_transitions
 
+if importlib.util.find_spec("torch") is not None:  # the examples' tests only (the adapters themselves need no torch)
+    import torch
+
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def needs(*packages: str) -> pytest.MarkDecorator:
+    """Skip the test, naming them, where any of ``packages`` is not installed (they come with the adapters extra)."""
+    missing = [package for package in packages if importlib.util.find_spec(package) is None]
+    return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)} (the adapters extra), not installed")
+
+
+#: What each script of examples/ imports, beyond the env.
+EXAMPLE_NEEDS = {
+    "torchrl_ppo": needs("torch", "torchrl", "tensordict"),
+    "tianshou_ppo": needs("torch", "tianshou"),
+    "cleanrl_ppo": needs("torch"),
+    "sb3_maskable_ppo": needs("torch", "stable_baselines3", "sb3_contrib"),
+}
 
 
 def example(name: str) -> ModuleType:
@@ -97,6 +114,7 @@ def test_turn_transitions_rejects_a_record_it_cannot_credit(actors, rewards, end
         turn_transitions(np.array(actors), rewards, np.array(ends))
 
 
+@EXAMPLE_NEEDS["torchrl_ppo"]
 def test_torchrl_ppo_learns_with_masked_actions_only():
     run = example("torchrl_ppo")
     result = run.main(run.Args(updates=2, games=3))
@@ -106,6 +124,7 @@ def test_torchrl_ppo_learns_with_masked_actions_only():
     assert all(torch.equal(result.final[k], again.final[k]) for k in result.final)
 
 
+@EXAMPLE_NEEDS["tianshou_ppo"]
 def test_tianshou_ppo_learns_with_masked_actions_only():
     run = example("tianshou_ppo")
     result = run.main(run.Args(updates=2, games=3))
@@ -113,6 +132,7 @@ def test_tianshou_ppo_learns_with_masked_actions_only():
     assert {"0.head.weight", "1.head.weight", "0.body.net.0.weight"} <= set(changed(result))
 
 
+@EXAMPLE_NEEDS["tianshou_ppo"]
 def test_tianshou_sees_each_seats_round_scores_on_its_own_turns():
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
@@ -147,6 +167,7 @@ def test_tianshou_sees_each_seats_round_scores_on_its_own_turns():
             assert np.array_equal(rewritten.obs_next.obs[turns[:-1]], recorded.obs.obs[turns[1:]])
 
 
+@EXAMPLE_NEEDS["cleanrl_ppo"]
 def test_cleanrl_ppo_learns_with_masked_actions_only():
     run = example("cleanrl_ppo")
     args = run.Args(total_timesteps=1024, num_envs=16, num_steps=32)
@@ -157,6 +178,7 @@ def test_cleanrl_ppo_learns_with_masked_actions_only():
     assert all(torch.equal(result.final[k], again.final[k]) for k in result.final)
 
 
+@EXAMPLE_NEEDS["sb3_maskable_ppo"]
 def test_sb3_maskable_ppo_learns_with_masked_actions_only():
     run = example("sb3_maskable_ppo")
     result = run.main(run.Args(total_timesteps=1024, num_envs=16))
@@ -165,12 +187,13 @@ def test_sb3_maskable_ppo_learns_with_masked_actions_only():
     assert any(k.startswith("value_net") for k in changed(result))
 
 
-@pytest.mark.parametrize("name", ["torchrl_ppo", "tianshou_ppo", "cleanrl_ppo", "sb3_maskable_ppo"])
+@pytest.mark.parametrize("name", [pytest.param(name, marks=mark) for name, mark in EXAMPLE_NEEDS.items()])
 def test_every_example_takes_its_budget_on_the_command_line(name):
     args = example(name).parse_args(["--seed", "3"])
     assert args.seed == 3 and args == type(args)(seed=3)
 
 
+@EXAMPLE_NEEDS["tianshou_ppo"]
 def test_tianshou_updates_a_shared_policy_once_on_every_seats_turns():
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv

@@ -3,7 +3,6 @@ lazily and, when they are missing, fails with one line naming the package and th
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,11 @@ from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
 from wizard_env.training import eval_report
 from wizard_env.training.evaluate import MissingExtra, evaluate, ratings
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli, the package tomllib came from (a dependency there)
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL_INSTALL = "pip install -c constraints.txt -e '.[eval]'"

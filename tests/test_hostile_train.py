@@ -21,6 +21,8 @@ from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
 from wizard_env.training import progress, warm_start
 
+pytest.importorskip("torch", reason="needs torch (the train extra), not installed")
+
 TINY = ["--players", "4", "--rounds", "3", "--mix", "4", "--num-envs", "8", "--n-steps", "8", "--batch-size", "32",
         "--bc-games", "4", "--bc-epochs", "1", "--eval-deals", "2", "--eval-every", "64", "--checkpoint-every", "64",
         "--snapshot-every", "64"]

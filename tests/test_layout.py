@@ -2,15 +2,13 @@
 
 Every import counts, at the top of a module or inside a function, except those under ``if TYPE_CHECKING:``.
 The walk finds no cycle, no import of a higher layer, no RL library in the engine, and no file past 450 lines
-(past 400 only with a reason in its docstring). The old flat module paths still import, with a warning.
+(past 400 only with a reason in its docstring).
 """
 
 from __future__ import annotations
 
 import ast
-import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -139,7 +137,7 @@ def test_every_import_points_down_the_layers():
 
 def test_every_module_belongs_to_a_layer_or_is_the_public_face():
     top = sorted(name for name in MODULES if layer(name) == TOP)
-    assert top == ["wizard_env", "wizard_env.__main__", "wizard_env._moved", "wizard_env.wizard_v1"]
+    assert top == ["wizard_env", "wizard_env.__main__", "wizard_env.wizard_v1"]
 
 
 @pytest.mark.parametrize("layer_name", ["util", "engine"])
@@ -156,43 +154,3 @@ def test_no_file_past_450_lines_and_past_400_only_with_a_reason():
     unexplained = [name for name, n in lines.items()
                    if n > 400 and "400 lines" not in (ast.get_docstring(ast.parse(MODULES[name].read_text())) or "")]
     assert unexplained == []
-
-
-OLD_PATHS = {  # a flat-layout path named in the README or docs, and a name users read from it
-    "wizard_env.rules": "Rules", "wizard_env.environment": "illegal_action_penalty", "wizard_env.batch": "WizardBatch",
-    "wizard_env.observation": "version_columns", "wizard_env.determinize": "determinize",
-    "wizard_env.adapters": "turn_transitions", "wizard_env.vec_env": "WizardVecEnv", "wizard_env.game": "WizardGame",
-    "wizard_env.cards": "card_name", "wizard_env.simulate": "play_game", "wizard_env.replay": "parse_line",
-    "wizard_env.bench": "vec_env_rates", "wizard_env.kernels": "step_observe", "wizard_env.options": "check_seed",
-}
-
-
-@pytest.mark.parametrize("old", sorted(OLD_PATHS))
-def test_an_old_module_path_still_imports_and_warns_naming_the_new_one(old: str):
-    from wizard_env import _moved
-
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: import {_moved.MOVED[old][0]} instead"):
-        module = __import__(old, fromlist=["_"])
-    holders = [getattr(__import__(new, fromlist=["_"]), OLD_PATHS[old], None) for new in _moved.MOVED[old]]
-    assert getattr(module, OLD_PATHS[old]) is next(value for value in holders if value is not None)
-    with pytest.raises(AttributeError, match=_moved.MOVED[old][0]):
-        module.no_such_name  # noqa: B018
-
-
-def test_the_old_paths_lead_to_modules_that_exist():
-    from wizard_env import _moved
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        missing = [new for targets in _moved.MOVED.values() for new in targets if new not in MODULES]
-    assert missing == []
-    assert not set(_moved.MOVED) & set(MODULES)  # an old path that is a real module again would never warn
-
-
-def test_python_m_an_old_path_runs_the_new_module_with_a_warning():
-    done = subprocess.run([sys.executable, "-W", "default", "-m", "wizard_env.layout"], capture_output=True, text=True,
-                          check=True)
-    new = subprocess.run([sys.executable, "-m", "wizard_env.engine.layout"], capture_output=True, text=True, check=True)
-    assert done.stdout == new.stdout and "OBS_SIZE" in done.stdout
-    assert "python -m wizard_env.layout is deprecated: run python -m wizard_env.engine.layout" in done.stderr

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,8 @@ from wizard_env.training.rollout_values import VALUE_SCALE
 from wizard_env.training.values_config import LATER_DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
+#: On the tests that run a recipe's steps: training needs torch (the train extra; of nox's Pythons, 3.11 alone has it).
+needs_torch = pytest.mark.skipif(find_spec("torch") is None, reason="needs torch (the train extra), not installed")
 
 #: Every kind of step in seconds: 4 players of 2-round games, about 100 decisions an iteration, a 16-unit network,
 #: two iterations (the second a resumed command), a 2-pair margin grid on 2 deals, a battery of 2 deals a row.
@@ -110,6 +113,7 @@ def unbroken(tmp_path_factory):
     return out, stdout.getvalue()
 
 
+@needs_torch
 def test_a_tiny_recipe_runs_every_step_and_publishes_the_chosen_checkpoint(unbroken):
     out, printed = unbroken
     assert all((out / "steps" / name / DONE).is_file() for name in STEPS)
@@ -134,6 +138,7 @@ def test_a_tiny_recipe_runs_every_step_and_publishes_the_chosen_checkpoint(unbro
     assert "## Step 2: fit (fit-values" in tables and "| iteration | decisions |" in tables
 
 
+@needs_torch
 def test_a_fresh_fit_need_not_have_the_shape_of_its_data_steps_start(unbroken, tmp_path):
     """A fit-values step fits a new network, so the start of the train-values step it reads (16 units without
     RuleAgent's numbers) does not bind its shape (RuleAgent's numbers), and its checkpoint records no start."""
@@ -148,6 +153,7 @@ def test_a_fresh_fit_need_not_have_the_shape_of_its_data_steps_start(unbroken, t
     assert fitted["train"]["start"] == "" and fitted["features"] is True and fitted["hidden"] == [16]
 
 
+@needs_torch
 def test_a_fresh_fit_without_advice_reads_the_observation_alone_and_plays_the_argmax_of_its_values(tmp_path):
     """``advice = false``: the fit ignores RuleAgent's choice stored with the data (the network's first layer is as
     wide as the observation) and its checkpoint plays with no margin, as a --no-advice network; its held-out figures
@@ -176,6 +182,7 @@ def test_a_fresh_fit_without_advice_reads_the_observation_alone_and_plays_the_ar
     assert chosen == list(np.where(np.array(masks) == 1, values, -np.inf).argmax(axis=1))
 
 
+@needs_torch
 def test_a_run_stopped_after_a_step_and_one_killed_inside_a_step_resume_to_the_same_weights(unbroken, tmp_path: Path):
     path, out = write_recipe(tmp_path), tmp_path / "run"
     assert quiet_run(path, out, until="data") == ["data"]
@@ -197,6 +204,7 @@ def test_a_run_stopped_after_a_step_and_one_killed_inside_a_step_resume_to_the_s
     assert quiet_run(path, out, resume=True) == []  # finished: nothing runs again
 
 
+@needs_torch
 def test_a_resume_with_a_changed_recipe_a_used_folder_and_a_missing_run_are_refused(tmp_path: Path):
     path, out = write_recipe(tmp_path), tmp_path / "run"
     quiet_run(path, out, until="data")
@@ -228,6 +236,7 @@ def test_a_damaged_recipe_json_is_named_by_resume_and_by_reuse_and_nothing_is_wr
     assert not (tmp_path / "new").exists() and [p.name for p in run.iterdir()] == ["recipe.json"]
 
 
+@needs_torch
 def test_a_resume_may_change_the_battery_workers_alone(tmp_path: Path):
     """The battery's worker count changes how fast it plays, not its figures: a resumed run takes it, and it reaches
     the suite's own settings; a change of anything else beside it is still refused."""
@@ -567,6 +576,7 @@ def test_wizard_v7_is_wizard_v6s_recipe_with_four_iterations():
     assert v7.step("battery").keys["references"] == ["ppo-v6", "ppo-v5"] and v6.step("battery").keys["references"] == ["ppo-v5", "ppo-v4"]
 
 
+@needs_torch
 def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_names(tmp_path: Path):
     first = TINY.split("[[step.stage]]")[0]  # the data step, one iteration
     more = first.split("[[step]]")[1].replace('name = "data"', 'name = "more"').replace("eval_deals = 2", 'eval_deals = 2\ndata_from = ["data"]\nseed = 1')
@@ -579,6 +589,7 @@ def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_n
     assert fitted["train"]["data_from"] == ["../data"] and own["train"]["data_from"] == []  # from its own folder
 
 
+@needs_torch
 def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_network_the_gate_kept(tmp_path: Path):
     from wizard_env.training.gate import gate_path, read_gate
 
@@ -603,6 +614,7 @@ def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_n
 
 
 
+@needs_torch
 def test_a_step_stopped_by_patience_is_finished_and_a_fit_reads_the_iterations_it_played(tmp_path: Path, monkeypatch):
     from wizard_env.training import gate, train_values
 
@@ -628,6 +640,7 @@ def test_a_step_stopped_by_patience_is_finished_and_a_fit_reads_the_iterations_i
     assert not (checkpoints / "iter-2.npz").exists()
 
 
+@needs_torch
 def test_reuse_copies_the_finished_steps_that_run_alike_and_runs_the_rest(unbroken, tmp_path: Path):
     source, lines = unbroken[0], []
     changed = write_recipe(tmp_path, TINY.replace("grid = [[0, 0], [1.5, 3]]", "grid = [[0, 0], [2, 2]]"))
@@ -655,6 +668,7 @@ def test_reuse_copies_the_finished_steps_that_run_alike_and_runs_the_rest(unbrok
         run_recipe(recipes.load(changed), out, resume=True, reuse=out)
 
 
+@needs_torch
 def test_reuse_copies_a_train_values_step_only_if_it_started_from_the_same_bytes(unbroken, tmp_path: Path):
     checkpoints = unbroken[0] / "steps" / "data" / "checkpoints"
     step = TINY.split("[[step.stage]]")[0].replace('name = "data"', 'name = "data"\nstart = "start.npz"\niterations = 1')
@@ -674,6 +688,7 @@ CHAIN = TINY.split("[[step.stage]]")[0] + 'iterations = 1\n\n[[step]]\nname = "n
     + 'data_from = ["data"]\nseed = 5\n' + TINY.split('kind = "train-values"\n')[1].split("[[step.stage]]")[0]
 
 
+@needs_torch
 def test_reuse_goes_on_with_a_train_values_step_given_more_stages_as_a_run_from_scratch_would(tmp_path: Path):
     (tmp_path / "short").mkdir(), (tmp_path / "long").mkdir()
     short = write_recipe(tmp_path / "short", CHAIN)

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.training.warm_start import collect
@@ -15,6 +16,8 @@ from wizard_env.engine.actions import NUM_ACTIONS, Phase
 from wizard_env.cli.main import main
 from wizard_env.engine.observation import OBS_VERSION, SLICES
 from wizard_env.engine.rules import Rules
+
+pytest.importorskip("torch", reason="needs torch (the train extra), not installed")
 
 TINY = ["--players", "4", "--rounds", "3", "--num-envs", "8", "--n-steps", "8", "--batch-size", "32",
         "--bc-games", "4", "--bc-epochs", "1", "--eval-deals", "2", "--eval-every", "64",

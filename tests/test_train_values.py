@@ -18,6 +18,8 @@ from wizard_env.training.train_values import ValuesConfig, run_chunks, run_train
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.rules import Rules
 
+pytest.importorskip("torch", reason="needs torch (the train extra), not installed")
+
 RULES = Rules.make(3, rounds=3)
 TINY = ValuesConfig(mix=[3], samples=150, games=4, workers=1, epochs=1, eval_deals=2, hidden=[16], margin=2.0)
 

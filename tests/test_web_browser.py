@@ -24,10 +24,12 @@ from wizard_env.engine.replay import read_replays
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
-    # CI installs Chromium (.ci/run) and sets WIZARD_REQUIRE_BROWSER, so these tests cannot silently drop out there.
+    # make test installs Chromium when run as root, and CI (.ci/run) sets WIZARD_REQUIRE_BROWSER, so these tests cannot
+    # silently drop out there.
     if os.environ.get("WIZARD_REQUIRE_BROWSER"):
         raise RuntimeError("WIZARD_REQUIRE_BROWSER is set but there is no Chromium at /usr/bin/chromium")
-    pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium; .ci/run installs it)", allow_module_level=True)
+    pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium; make test installs it when run as root)",
+                allow_module_level=True)
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}

@@ -90,20 +90,6 @@ class _RegisterWhenGymnasiumLoads:
         return spec
 
 
-class _OldModulePaths:
-    """Finds the old flat layout's module paths (``wizard_env.rules``, ``wizard_env.environment``, ...) for one more
-    release; asked last, so only for names no module has, and loads ``_moved`` only when one is imported."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name.count(".") != 1 or not name.startswith(__name__ + "."):
-            return None
-        from wizard_env._moved import MovedModuleFinder
-
-        return MovedModuleFinder().find_spec(name, path, target)
-
-
-_sys.meta_path.append(_OldModulePaths())
-
 if "gymnasium" in _sys.modules:
     _register_gymnasium_ids()
 else:

@@ -1,5 +1,6 @@
 """The RLlib tests: run by ``make test`` in its second venv, .venv-rllib (ray[rllib] with the gymnasium RLlib
-pins). A venv without ray does not collect them; the main venv keeps the newest gymnasium."""
+pins); the main venv keeps the newest gymnasium. In a venv without ray each module is reported as skipped, naming
+ray and the venv that runs it, and nothing of it is imported."""
 
 from __future__ import annotations
 
@@ -8,7 +9,19 @@ from importlib.util import find_spec
 
 import pytest
 
-collect_ignore_glob = [] if find_spec("ray") is not None else ["test_*.py"]
+RAY_MISSING = "ray is not installed (the rllib extra): make test runs tests/rllib in .venv-rllib (make install-rllib)"
+
+if find_spec("ray") is None:
+
+    class _RayMissing(pytest.Module):
+        """A test module of this folder where ray is missing: collected as one skip, never imported."""
+
+        def collect(self):
+            pytest.skip(RAY_MISSING)
+
+    def pytest_pycollect_makemodule(module_path, parent):
+        """Each test module of tests/rllib, skipped as a whole (ray is missing)."""
+        return _RayMissing.from_parent(parent, path=module_path)
 
 
 @pytest.fixture(scope="session")
