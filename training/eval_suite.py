@@ -484,7 +484,7 @@ def battery_markdown(data: dict[str, Any], renames: dict[str, str] | None = None
     lines = [text, "", "| measurement | result | wall time |", "| --- | --- | ---: |"]
     for row in data["rows"]:
         wall = "-" if row["skipped"] is not None or row["kind"] == "bid-accuracy" else _minutes(row["wall_seconds"])
-        lines.append(f"| {rename(row['measurement'], renames)} | {result_text(row_from_json(row))} | {wall} |")
+        lines.append(f"| {rename(row['measurement'], renames)} | {rename(result_text(row_from_json(row)), renames)} | {wall} |")
     return "\n".join(lines)
 
 
