@@ -387,7 +387,7 @@ MAX_CARD_LINES = 150
 CARD_TEMPLATE = """\
 # `{agent}`: {title}
 
-<!-- Made by `wizard card {stem}.toml` from {stem}.toml (its text) and {stem}.json (its battery, as `wizard eval-suite` \
+<!-- Made by `wizard card docs/cards/{stem}.toml` from {stem}.toml (its text) and {stem}.json (its battery, as `wizard eval-suite` \
 wrote it): edit those, not this file. -->
 
 {what}
@@ -472,10 +472,13 @@ def battery_markdown(data: dict[str, Any], renames: dict[str, str] | None = None
     if data["reference_deals"] != data["deals"]:
         deals += f" ({data['reference_deals']:,} against the references)"
     played = sum(row["wall_seconds"] for row in data["rows"])
+    kinds = {row["kind"] for row in data["rows"] if row["skipped"] is None}
+    seeds = [f"{data['seeds'][key]} ({what})" for key, kind, what in (
+        ("4p", None, "4 players"), ("self-play", "self-play", "self-play"), ("players", "players", "other player counts"))
+        if kind is None or kind in kinds]
     text = (f"`{rename(command, renames)}` (wizard-env {data['version']}; its tables played for {_minutes(played)}): "
-            f"{deals}, each played in every rotation of the seats; standard rounds; 95% intervals over deals; seeds "
-            f"{data['seeds']['4p']} (4 players), {data['seeds']['self-play']} (self-play), {data['seeds']['players']} "
-            f"(other player counts).")
+            f"{deals}, each played in every rotation of the seats; standard rounds; 95% intervals over deals; "
+            f"seed{'s' if len(seeds) > 1 else ''} {', '.join(seeds)}.")
     used = {old: new for old, new in renames.items() if rename(command, {old: new}) != command}
     if used:
         text += (f" It ran as `{command}`, under the names of wizard-env {data['version']}: "
