@@ -14,7 +14,8 @@ of the seats), and every figure a mean over deals with its 95% interval (``mean_
 
 With S = 1 these are the seeds of the model card's tables (1, 2 and 3). Two tables with one seed, player count
 and deal count play the same deals, which is what makes the pairing of ``paired`` valid.
-``run_to`` writes the Markdown table (``suite.md``) and every number with its settings (``suite.json``).
+``run_to`` writes the Markdown table (``suite.md``) and every number with its settings (``suite.json``);
+``write_card`` makes a model card (docs/cards/NAME.md) from its text and that JSON by ``CARD_TEMPLATE`` (``wizard card``).
 """
 
 from __future__ import annotations
