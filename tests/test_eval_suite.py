@@ -175,3 +175,24 @@ def test_an_interrupted_battery_writes_nothing_and_frees_its_folder(workers, whe
     monkeypatch.setattr(eval_suite, where, interrupted)
     assert main(["eval-suite", "rule", *TINY, "--workers", workers, "--out", str(tmp_path / "suite")]) == 130
     assert list((tmp_path / "suite").iterdir()) == []
+
+
+def test_card_makes_the_model_card_from_the_batterys_json(battery, tmp_path, capsys):
+    _, _, _, data = battery
+    text = tmp_path / "rule.toml"
+    text.write_text('title = "the heuristic"\nwhat = "What it is."\nmade = "By hand."\nbounds = "- None known."\n')
+    assert main(["eval-suite", "rule", *TINY, "--out", str(tmp_path / "suite"), "--card", str(text), "--quiet"]) == 0
+    assert f"{tmp_path / 'rule.json'}, {tmp_path / 'rule.md'}" in capsys.readouterr().out
+    written = json.loads((tmp_path / "rule.json").read_text())
+    assert written == json.loads((tmp_path / "suite" / eval_suite.JSON_NAME).read_text())
+    assert written["rows"] == [{**row, "wall_seconds": r["wall_seconds"]} for row, r in zip(data["rows"], written["rows"])]
+    card = (tmp_path / "rule.md").read_text()
+    assert card == eval_suite.make_card(text) and card.startswith("# `rule`: the heuristic\n")
+    assert "`wizard eval-suite rule --reference random --games 3 --players-battery 3 --seed 1`" in card
+
+
+def test_card_with_a_bad_text_is_refused_before_any_game(tmp_path, capsys):
+    (tmp_path / "rule.toml").write_text('title = "no more"\n')
+    assert main(["eval-suite", "rule", *TINY, "--out", str(tmp_path / "suite"), "--card", str(tmp_path / "rule.toml")]) == 2
+    assert "'what' must be Markdown text" in capsys.readouterr().err
+    assert not (tmp_path / "suite").exists() and not (tmp_path / "rule.md").exists()

@@ -331,26 +331,3 @@ def test_eval_in_a_log_prints_progress_lines_and_quiet_prints_none(tmp_path, cap
     assert lines[-1].startswith("eval: 100% (12 of 12 rounds")
     assert main([*args, "--out", str(tmp_path / "b"), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
-
-
-def test_paired_tables_pairs_deals_and_refuses_other_deals(tmp_path, capsys):
-    from benchmarks.paired_tables import main as paired
-
-    runs = {}
-    for name, agents, seed in (("a", "rule,random,rule,random", 3), ("b", "rule,rule,rule,rule", 3), ("c", "rule,rule,rule,rule", 4)):
-        assert main(["eval", *TINY, "--agents", agents, "--seed", str(seed), "--out", str(tmp_path / name)]) == 0
-        runs[name] = json.loads((tmp_path / name / "eval.json").read_text())
-    capsys.readouterr()
-    a, b = (np.asarray(runs[k]["deal_scores"]) for k in "ab")
-    # one agent of one file against another of the same file is eval's own paired difference
-    assert paired([str(tmp_path / "a" / "eval.json")] * 2 + ["--first", "random", "--second", "rule"]) == 0
-    random_row = next(s for s in runs["a"]["specs"] if s["name"] == "random")
-    assert f"{random_row['diff']:+.1f} ± {random_row['diff_ci95']:.1f}" in capsys.readouterr().out
-    # whole tables: the per-deal means, paired
-    diff, ci = mean_ci(a.mean(axis=1) - b.mean(axis=1))
-    assert paired([str(tmp_path / "a" / "eval.json"), str(tmp_path / "b" / "eval.json")]) == 0
-    assert f"{diff:+.1f} ± {ci:.1f}" in capsys.readouterr().out
-    assert paired([str(tmp_path / "a" / "eval.json"), str(tmp_path / "c" / "eval.json")]) == 2
-    assert "same deals" in capsys.readouterr().err
-    assert paired([str(tmp_path / "a" / "eval.json")] * 2 + ["--first", "ppo"]) == 2
-    assert "no agent 'ppo'" in capsys.readouterr().err

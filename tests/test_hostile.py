@@ -64,6 +64,8 @@ def bad_files(folder: Path) -> None:
 
 #: The shipped agent's recipe: valid, so its cases reach the checks of --out, --resume and --until.
 RECIPE = str(Path(__file__).resolve().parents[1] / "training" / "recipes" / "wizard-v1.toml")
+#: A model card's text: valid, so its cases reach the checks of --suite and --check.
+CARD = str(Path(__file__).resolve().parents[1] / "docs" / "cards" / "net.toml")
 
 CASES: dict[str, list[tuple[list[str], list[str]]]] = {
     "simulate": [
@@ -255,6 +257,41 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["rule", "--players-battery", "x"], ["--players-battery 'x'"]),
         (["rule", "--skip", "nothing"], ["--skip 'nothing'", "the rows are"]),
         (["rule", "--out", ""], ["argument --out", "empty"]),
+    ],
+    "card": [
+        ([], ["the following arguments are required: CARD"]),
+        ([""], ["argument CARD", "empty"]),
+        (["{files}/nowhere.toml"], ["{files}/nowhere.toml no such file"]),
+        (["{files}/text.jsonl"], ["{files}/text.jsonl: a card is NAME.toml"]),
+        ([RECIPE], ["wizard-v1.toml: 'title' must be Markdown text"]),
+        ([CARD, "--suite", "{files}/text.jsonl"], ["{files}/text.jsonl is not valid JSON"]),
+        ([CARD, "--suite", "{files}/deep.jsonl"], ["{files}/deep.jsonl is not valid JSON"]),
+        ([CARD, "--suite", "{files}/odd_run/config.json"], ["odd_run/config.json: not the JSON of `wizard eval-suite`"]),
+        ([CARD, "--suite", "{files}/a_folder"], ["{files}/a_folder is a folder"]),
+        ([CARD, "--check", "--suite", "{files}/text.jsonl"], ["--suite gives one card its battery"]),
+    ],
+    "compare-arrays": [
+        ([], ["the following arguments are required: FIRST, SECOND"]),
+        (["", "{files}/nan.npz"], ["argument FIRST", "empty"]),
+        (["{files}/nowhere", "{files}/nan.npz"], ["{files}/nowhere: no such file or folder"]),
+        (["{files}/text.jsonl", "{files}/nan.npz"], ["{files}/text.jsonl: is not a .npz file"]),
+        (["{files}/nan.npz", "{files}/text.jsonl"], ["{files}/text.jsonl: is not a .npz file"]),
+        (["{files}/damaged_run/checkpoints/latest.npz", "{files}/nan.npz"], ["latest.npz: is not a .npz file"]),
+        (["{files}/a_folder", "{files}/nan.npz"], ["{files}/a_folder is a folder and {files}/nan.npz is not"]),
+        (["{files}/a_folder", "{files}/a_folder"], ["{files}/a_folder: no .npz file under it"]),
+        (["{files}/nan.npz", "{files}/a_folder"], ["{files}/a_folder: is a folder, not a regular file"]),
+        (["{files}/nan.npz", "{files}/nan.npz", "--except"], ["argument --except: expected one argument"]),
+    ],
+    "compare-evals": [
+        ([], ["the following arguments are required: FIRST, SECOND"]),
+        (["", "{files}/text.jsonl"], ["argument FIRST", "empty"]),
+        (["{files}/nowhere.json", "{files}/text.jsonl"], ["{files}/nowhere.json no such file"]),
+        (["{files}/text.jsonl", "{files}/text.jsonl"], ["{files}/text.jsonl is not valid JSON"]),
+        (["{files}/deep.jsonl", "{files}/text.jsonl"], ["{files}/deep.jsonl is not valid JSON"]),
+        (["{files}/a_folder", "{files}/text.jsonl"], ["{files}/a_folder is a folder"]),
+        (["{files}/nan.npz", "{files}/text.jsonl"], ["{files}/nan.npz is not valid JSON"]),
+        (["{files}/odd_run/config.json", "{files}/odd_run/config.json"], ["config.json is not the eval.json of wizard eval"]),
+        (["{files}/odd_run/config.json", "{files}/odd_run/config.json", "--first"], ["argument --first: expected one argument"]),
     ],
     "eval-iterations": [
         ([], ["give a wizard train-values run folder (RUN) or --checkpoints"]),

@@ -4,13 +4,16 @@
     wizard eval-suite ppo:runs/values/checkpoints/latest.npz --reference ppo,ppo-bid --out runs/suite-new
     wizard eval-suite rule --games 50 --skip reference,players --out runs/suite-rule
     wizard eval-suite search --games 100 --workers 2 --out runs/suite-search   # a slow agent: tables on 2 cores
+    wizard eval-suite net --reference net-v12,net-v11 --out runs/suite-net --card docs/cards/net.toml  # and its card
 
 Rows (``--skip`` leaves some out): the agent against three ``rule``; against each ``--reference`` one against
 three and three against one; the learned-play ablation (``AGENT:play=rule`` against three ``rule``, paired by
 deal with the agent's own row) for a ``ppo`` spec; four copies against four ``rule``, paired by deal; 3, 5 and
 6 players against ``rule`` (``--players-battery``); bid accuracy. Every figure has its 95% interval over
 deals. Prints the Markdown table and writes ``suite.md`` and ``suite.json`` (every figure, the per-deal
-scores of every table, the settings) into ``--out``. The method is ``wizard_env.training.eval_suite``'s.
+scores of every table, the settings) into ``--out``; with ``--card docs/cards/NAME.toml`` that JSON then becomes the
+model card's NAME.json and the card NAME.md is made (``wizard card``). The method is
+``wizard_env.training.eval_suite``'s.
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=options.int_type, default=1, metavar="N",
                         help="processes playing the tables at once, each a core (default 1); the figures are the same "
                              "for any N, and with N above 1 each table prints progress lines instead of a bar")
+    parser.add_argument("--card", type=options.path_type, metavar="NAME.toml",
+                        help="then make this model card: the battery's JSON becomes NAME.json beside it, and NAME.md "
+                             "is made from NAME.toml and it (as `wizard card`)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines or bar")
 
 
@@ -87,9 +93,13 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     config = config_from(args)
+    if args.card is not None:  # the card's text is checked before any game
+        eval_suite.load_card_text(eval_suite.card_files(args.card)[0])
     out = args.out or f"runs/eval-suite-{args.seed}"
     data, paths = eval_suite.run_to(out, config, log=lambda line: tqdm.write(line, file=sys.stderr),
                                     quiet=args.quiet, version=installed_version())
     print(eval_suite.format_markdown(data), end="")
+    if args.card is not None:
+        paths += eval_suite.write_card(args.card, paths[-1])
     print(f"\nwrote {', '.join(str(p) for p in paths)}")
     return 0

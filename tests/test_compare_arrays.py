@@ -1,4 +1,4 @@
-"""benchmarks/same_arrays.py: whether a rerun wrote the same arrays, file for file and array for array."""
+"""``wizard compare-arrays``: whether a rerun wrote the same arrays, file for file and array for array."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from benchmarks.same_arrays import main
+from wizard_env.cli.main import main
 
 
 def chunk(path, **changes) -> None:
@@ -19,7 +19,7 @@ def chunk(path, **changes) -> None:
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main([os.fspath(a) for a in args])
+    code = main(["compare-arrays", *(os.fspath(a) for a in args)])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -58,12 +58,12 @@ def test_bad_input_is_named_without_a_traceback(tmp_path, capsys):
     chunk(tmp_path / "run.npz")
     (tmp_path / "notes.npz").write_text("not a zip")
     (tmp_path / "folder").mkdir()
-    assert run(capsys, tmp_path / "nope", tmp_path / "run.npz") == (2, "", f"same_arrays: {tmp_path / 'nope'}: no such file or folder\n")
+    assert run(capsys, tmp_path / "nope", tmp_path / "run.npz") == (2, "", f"wizard: error: {tmp_path / 'nope'}: no such file or folder\n")
     assert run(capsys, tmp_path / "notes.npz", tmp_path / "run.npz")[2] == \
-        f"same_arrays: {tmp_path / 'notes.npz'}: is not a .npz file (numpy's zip of arrays)\n"
+        f"wizard: error: {tmp_path / 'notes.npz'}: is not a .npz file (numpy's zip of arrays)\n"
     assert run(capsys, tmp_path / "folder", tmp_path / "run.npz")[2] == \
-        f"same_arrays: {tmp_path / 'folder'} is a folder and {tmp_path / 'run.npz'} is not: give two files or two folders\n"
-    assert run(capsys, tmp_path / "folder", tmp_path / "folder")[2] == f"same_arrays: {tmp_path / 'folder'}: no .npz file under it\n"
+        f"wizard: error: {tmp_path / 'folder'} is a folder and {tmp_path / 'run.npz'} is not: give two files or two folders\n"
+    assert run(capsys, tmp_path / "folder", tmp_path / "folder")[2] == f"wizard: error: {tmp_path / 'folder'}: no .npz file under it\n"
 
 
 def test_a_damaged_file_is_named_without_a_traceback(tmp_path, capsys):
@@ -72,4 +72,4 @@ def test_a_damaged_file_is_named_without_a_traceback(tmp_path, capsys):
     damaged[60:100] = b"\xff" * 40  # inside the deflated member, after its local header
     (tmp_path / "rerun.npz").write_bytes(bytes(damaged))
     code, out, err = run(capsys, tmp_path / "rerun.npz", tmp_path / "run.npz")
-    assert (code, out) == (2, "") and err.startswith(f"same_arrays: {tmp_path / 'rerun.npz'}: unreadable, damaged or truncated (")
+    assert (code, out) == (2, "") and err.startswith(f"wizard: error: {tmp_path / 'rerun.npz'}: unreadable, damaged or truncated (")

@@ -1,9 +1,8 @@
-"""Whether a rerun wrote the same arrays as the run before it: two ``.npz`` files, or two folders, array for array.
+"""``wizard compare-arrays``: whether a rerun wrote the same arrays as the run before it, two ``.npz`` files or two
+folders, array for array.
 
-Usage::
-
-    python benchmarks/same_arrays.py RERUN/steps/data/data RUN/steps/data/data        # every data chunk
-    python benchmarks/same_arrays.py RERUN/steps/lift/checkpoints/iter-3.npz agents/pretrained/wizard-v13.npz --except config
+    wizard compare-arrays RERUN/steps/data/data RUN/steps/data/data         # every data chunk of a step
+    wizard compare-arrays RERUN/steps/lift/checkpoints/iter-3.npz zoo/wizard-v13.npz --except config
 
 Given two folders, every ``.npz`` file under the first (by its path relative to it) is compared with the file at the
 same path under the second; a file the second lacks counts as different. Two arrays are the same when their names,
@@ -11,19 +10,34 @@ shapes, dtypes and values are: NaN equals NaN (a search-valued data chunk leaves
 ``--except NAME`` leaves an array out, as ``config``, where a checkpoint records the paths its run read.
 
 Prints each file that differs (which arrays, and the largest difference) and ``N of M files equal array for array``;
-exit status 0 when every file is equal, 1 when one is not, 2 on bad input (named, no traceback).
+exit status 0 when every file is equal, 1 when one is not, 2 on bad input (one line naming it).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from wizard_env.util import options
 from wizard_env.util.files import DAMAGED_ARCHIVE, damaged, not_a_file
+
+VARIANT_OPTIONS = False
+HELP = "whether a rerun wrote the same arrays: two .npz files, or two folders file for file, array for array"
+DESCRIPTION = (
+    "Compare two .npz files, or every .npz file under a folder with the file at the same path under another, array "
+    "for array (names, shapes, dtypes, values; NaN equals NaN). Exit 0 when all are equal, 1 when one is not."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``wizard compare-arrays``."""
+    parser.add_argument("first", type=options.path_type, metavar="FIRST", help="a .npz file, or a folder of them (the rerun)")
+    parser.add_argument("second", type=options.path_type, metavar="SECOND", help="the same for the run it should equal")
+    parser.add_argument("--except", dest="leave_out", action="append", default=[], metavar="NAME",
+                        help="an array left out of the comparison (repeatable), as config")
 
 
 def arrays(path: Path, leave_out: set[str]) -> dict[str, np.ndarray]:
@@ -63,6 +77,8 @@ def differences(first: Path, second: Path, leave_out: set[str]) -> list[str]:
 
 def pairs(first: Path, second: Path) -> list[tuple[Path, Path]]:
     """The files to compare: the two given, or each ``.npz`` under the folder ``first`` and its place under ``second``."""
+    if not first.exists():
+        raise ValueError(f"{first}: no such file or folder")
     if not first.is_dir():
         return [(first, second)]
     if not second.is_dir():
@@ -73,30 +89,15 @@ def pairs(first: Path, second: Path) -> list[tuple[Path, Path]]:
     return [(path, second / path.relative_to(first)) for path in found]
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Compare and print; the exit status says whether every file was the same."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("first", type=Path, help="a .npz file, or a folder of them (the rerun)")
-    parser.add_argument("second", type=Path, help="the same for the run it should equal")
-    parser.add_argument("--except", dest="leave_out", action="append", default=[], metavar="NAME",
-                        help="an array left out of the comparison (repeatable), as config")
-    args = parser.parse_args(argv)
-    try:
-        if not args.first.exists():
-            raise ValueError(f"{args.first}: no such file or folder")
-        compared, leave_out = pairs(args.first, args.second), set(args.leave_out)
-        same = 0
-        for first, second in compared:
-            found = differences(first, second, leave_out)
-            same += not found
-            for line in found:
-                print(f"DIFFERENT {first.name}: {line}")
-    except (ValueError, OSError) as err:
-        print(f"same_arrays: {err}", file=sys.stderr)
-        return 2
+def run(args: argparse.Namespace) -> int:
+    """Compare and print; the exit status says whether every file was the same (bad input: ValueError, exit 2)."""
+    compared, leave_out = pairs(Path(args.first), Path(args.second)), set(args.leave_out)
+    lines, same = [], 0
+    for first, second in compared:  # every file read before anything is printed: bad input prints one line alone
+        found = differences(first, second, leave_out)
+        same += not found
+        lines += [f"DIFFERENT {first.name}: {line}" for line in found]
+    for line in lines:
+        print(line)
     print(f"{same} of {len(compared)} files equal array for array")
     return 0 if same == len(compared) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
