@@ -1,10 +1,8 @@
 """The package's layers: an import-graph walk of wizard_env/, agents/ and training/ (docs/architecture.md).
 
-Every import counts, at the top of a module or inside a function; those under ``if TYPE_CHECKING:`` count for the
-direction of the layers (a type named from above is still an import from above) but not for cycles. The walk finds
-no cycle, no import of a higher layer (of the package, and of ``training``'s parts: ``TRAINING_PARTS``), no RL library
-in the engine, and no file past 450 lines (past 400 only with a reason in its docstring). The old flat module paths
-still import, with a warning.
+Every import counts, at the top of a module or inside a function; those under ``if TYPE_CHECKING:`` only for the layers.
+The walk finds no cycle, no import of a higher layer, no RL library in the engine, and no file past 450 lines
+(past 400 only with a reason in its docstring). The old flat module paths still import, with a warning.
 """
 
 from __future__ import annotations
