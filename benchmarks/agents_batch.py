@@ -3,14 +3,12 @@
 Usage::
 
     python benchmarks/agents_batch.py --players 4 --games 40 --seed 0
-    python benchmarks/agents_batch.py --reference HEAD   # today's RuleAgent against that commit's
 
 The observations come from whole games of RuleAgents on the single-game engine (every decision of
 every seat, game seeds ``seed ..``). Each agent then decides batches of k of them, cycling through
 the pool, for at least ``--seconds`` per size, and the rate is k over the median time of a call;
-``act`` is the per-observation call (timed as batches of 64 calls). ``--reference`` loads the
-RuleAgent of an earlier commit (``rule_reference.py``), times it in the same run, and prints how
-many times faster today's is.
+``act`` is the per-observation call (timed as batches of 64 calls), the peer of every batch size: the last row
+of each agent is its batches' speed-up over ``act``, measured in the same run.
 """
 
 from __future__ import annotations
@@ -24,11 +22,6 @@ from wizard_env.agents import Agent, RandomAgent, RuleAgent
 from wizard_env.engine.game import WizardGame
 from wizard_env.engine.observation import observe
 from wizard_env.engine.rules import Rules
-
-try:
-    from benchmarks.rule_reference import reference_rule_agent
-except ImportError:  # run as a script from benchmarks/
-    from rule_reference import reference_rule_agent
 
 SIZES = (1, 16, 256, 4096)
 
@@ -76,7 +69,6 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30, help="games that supply the observations")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game")
     parser.add_argument("--seconds", type=float, default=1.0, help="least time measured per entry")
-    parser.add_argument("--reference", help="git revision whose RuleAgent is timed too, e.g. HEAD")
     args = parser.parse_args()
     rules = Rules.make(args.players)
     with Stopwatch() as gathering:
@@ -86,17 +78,11 @@ def main() -> None:
           f"({choices:.0%} with a choice), gathered in {gathering.seconds:.1f} s")
     print(f"{'decisions/s':<24}" + "".join(f"{'k=' + str(k):>12}" for k in SIZES) + f"{'act':>12}")
     contenders: list[tuple[str, Agent]] = [("RuleAgent", RuleAgent(0)), ("RandomAgent", RandomAgent(0))]
-    if args.reference:
-        contenders.insert(1, (f"RuleAgent {args.reference}", reference_rule_agent(args.reference)(0)))
-    table = {}
     for label, agent in contenders:
         rates = [rate(agent.act_batch, observations, masks, k, args.seconds) for k in SIZES]
         rates.append(rate(per_observation(agent), observations, masks, 64, args.seconds))
-        table[label] = rates
         print(f"{label:<24}" + "".join(f"{r:12,.0f}" for r in rates))
-    if args.reference:
-        ratios = np.array(table["RuleAgent"]) / np.array(table[f"RuleAgent {args.reference}"])
-        print(f"{'RuleAgent speed-up':<24}" + "".join(f"{r:11.1f}x" for r in ratios))
+        print(f"{'  over act':<24}" + "".join(f"{r / rates[-1]:11.1f}x" for r in rates[:-1]))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ Plays ``--games`` games of 4 players, ``pimc`` in seat 0 against three RuleAgent
 (``play_games`` with a batch of one), and times every ``act_games`` call that had more than one legal
 action to search. The agents are ``pimc:samples=N:rollout=R`` for each ``--samples`` N, or the ``pimc`` specs
 of ``--agents`` (any option: ``top=``, ``infer=``). Prints, per agent, the mean, median, 90th percentile and largest wall time of a
-decision, and the mean CPU time (the process's, which other jobs on a shared machine do not inflate).
+decision, the mean CPU time (the process's, which other jobs on a shared machine do not inflate), and that CPU
+time as a multiple of the first agent's, measured in the same run.
 """
 
 from __future__ import annotations
@@ -65,12 +66,14 @@ def main() -> None:
     for spec in specs:  # compile and load before timing: one game of one round
         decision_times(spec, Rules.make(args.players, 1), 1, args.seed)
     print(f"{args.players} players, {rules.num_rounds} rounds, {args.games} games, one game at a time")
-    print("| agent | decisions | mean s | median s | p90 s | max s | mean CPU s |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(f"| agent | decisions | mean s | median s | p90 s | max s | mean CPU s | CPU x `{specs[0]}` |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    first = None
     for spec in specs:
         t, cpu = decision_times(spec, rules, args.games, args.seed)
+        first = cpu.mean() if first is None else first
         print(f"| `{spec}` | {len(t)} | {t.mean():.3f} | {np.median(t):.3f} | {np.quantile(t, 0.9):.3f} | {t.max():.3f} "
-              f"| {cpu.mean():.3f} |")
+              f"| {cpu.mean():.3f} | {cpu.mean() / first:.2f} |")
 
 
 if __name__ == "__main__":

@@ -25,10 +25,10 @@ from __future__ import annotations
 import argparse
 import time
 
-try:
-    from benchmarks.reference_tree import median
-except ImportError:  # run as a script from benchmarks/
-    from reference_tree import median
+
+def median(values: list[float]) -> float:
+    """The middle value (the upper of the two middle ones for an even count)."""
+    return sorted(values)[len(values) // 2]
 
 
 def measure(rules, games: int, seed: int, search_samples: int, top: int = 0, checkpoint: str | None = None,

@@ -1,6 +1,6 @@
 """The package's layers: an import-graph walk of wizard_env/, agents/ and training/ (docs/architecture.md).
 
-Every import counts, at the top of a module or inside a function, except those under ``if TYPE_CHECKING:``.
+Every import counts, at the top of a module or inside a function; those under ``if TYPE_CHECKING:`` only for the layers.
 The walk finds no cycle, no import of a higher layer, no RL library in the engine, and no file past 450 lines
 (past 400 only with a reason in its docstring).
 """
@@ -20,6 +20,11 @@ SOURCES = {"wizard_env": ROOT / "wizard_env", "wizard_env.agents": ROOT / "agent
 LAYERS = ("util", "engine", "render", "agents", "envs", "integrations", "training", "tools", "web", "cli")
 #: The public face of the package, above every layer: ``import wizard_env``, ``wizard_v1``, ``python -m wizard_env``.
 TOP = len(LAYERS)
+#: The parts of ``training`` from the bottom up (a flat module or a sub-package): a module may import its own part and
+#: those before it. Evaluation imports no trainer; a trainer's settings sit below it (``ppo.train_config``,
+#: ``rllib.rllib_config``, ``values.values_config``); rllib reuses PPO's checkpoint config, values joins Ray through
+#: rllib's helpers, the baselines run the PPO and values trainers, and recipes run everything.
+TRAINING_PARTS = ("common", "progress", "evaluation", "train_report", "ppo", "rllib", "values", "baselines", "recipes")
 #: What the engine and the helpers below it may import from outside the standard library.
 ENGINE_THIRD_PARTY = {"numpy", "numba"}
 
@@ -44,13 +49,14 @@ def _type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def imported(name: str, path: Path) -> set[str]:
-    """The modules ``name`` imports: project modules by their dotted name, others by their top-level package."""
+def imported(name: str, path: Path, typing: bool = False) -> set[str]:
+    """The modules ``name`` imports: project modules by their dotted name, others by their top-level package
+    (``typing``: those under ``if TYPE_CHECKING:`` too)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _type_checking(node.test):
+        if isinstance(node, ast.If) and _type_checking(node.test) and not typing:
             for child in node.orelse:
                 visit(child)
             return
@@ -73,6 +79,8 @@ def imported(name: str, path: Path) -> set[str]:
 
 
 GRAPH = {name: {m for m in imported(name, path) if m in MODULES} for name, path in MODULES.items()}
+#: The same with the imports under ``if TYPE_CHECKING:``: what the direction of the layers is checked on.
+TYPED_GRAPH = {name: {m for m in imported(name, path, typing=True) if m in MODULES} for name, path in MODULES.items()}
 
 
 def layer(name: str) -> int:
@@ -113,10 +121,20 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def training_part(name: str) -> int | None:
+    """The rank of a module of ``training`` in ``TRAINING_PARTS`` (None for the package itself or a part not listed)."""
+    parts = name.split(".")
+    if parts[:2] != ["wizard_env", "training"] or len(parts) < 3 or parts[2] not in TRAINING_PARTS:
+        return None
+    return TRAINING_PARTS.index(parts[2])
+
+
 def test_the_walk_sees_the_whole_package():
-    assert {"wizard_env.engine.batch", "wizard_env.agents.rule_agent", "wizard_env.training.train",
+    assert {"wizard_env.engine.batch", "wizard_env.agents.rule_agent", "wizard_env.training.ppo.train",
             "wizard_env.envs.aec", "wizard_env.cli.main"} <= set(MODULES)
     assert "wizard_env.engine.game" in GRAPH["wizard_env.envs.aec"]  # project imports are edges
+    # an import under TYPE_CHECKING is an edge of the typed graph only
+    assert "wizard_env.envs.vec_env" in TYPED_GRAPH["wizard_env.training.ppo.advice"] - GRAPH["wizard_env.training.ppo.advice"]
 
 
 def test_the_cycle_check_finds_a_cycle():
@@ -128,11 +146,50 @@ def test_no_import_cycles():
     assert cycles(GRAPH) == []
 
 
+def test_no_import_cycles_in_training_even_for_types():
+    """A trainer's resume check or Ray helper names the trainer's settings from below it, not from the trainer."""
+    training = {name: imports for name, imports in TYPED_GRAPH.items() if name.startswith("wizard_env.training")}
+    assert cycles({name: {m for m in imports if m in training} for name, imports in training.items()}) == []
+
+
 def test_every_import_points_down_the_layers():
     upward = [f"{name} ({LAYERS[layer(name)] if layer(name) < TOP else 'top'}) imports {other} "
               f"({LAYERS[layer(other)] if layer(other) < TOP else 'top'})"
-              for name, imports in GRAPH.items() for other in sorted(imports) if layer(other) > layer(name)]
+              for name, imports in TYPED_GRAPH.items() for other in sorted(imports) if layer(other) > layer(name)]
     assert upward == []
+
+
+def test_every_module_of_training_is_in_a_part():
+    """A new flat module or sub-package of ``training`` gets its place in ``TRAINING_PARTS``."""
+    assert [name for name in MODULES if name.startswith("wizard_env.training.") and training_part(name) is None] == []
+    assert {name.split(".")[2] for name in MODULES if name.startswith("wizard_env.training.")} == set(TRAINING_PARTS)
+
+
+def test_every_import_in_training_points_down_its_parts():
+    upward = [f"{name} imports {other}" for name, imports in TYPED_GRAPH.items() for other in sorted(imports)
+              if training_part(name) is not None and training_part(other) is not None
+              and training_part(other) > training_part(name)]  # type: ignore[operator]
+    assert upward == []
+
+
+def test_the_order_of_the_parts_is_checked():
+    assert training_part("wizard_env.training.evaluation.evaluate") < training_part("wizard_env.training.ppo.train")
+    assert training_part("wizard_env.training.recipes.recipe") == len(TRAINING_PARTS) - 1
+    assert training_part("wizard_env.training") is None and training_part("wizard_env.cli.train") is None
+
+
+@pytest.mark.parametrize("config, trainer", [("ppo.train_config", "ppo.train"), ("rllib.rllib_config", "rllib.rllib_train"),
+                                             ("values.values_config", "values.train_values")])
+def test_a_trainers_settings_sit_below_it(config: str, trainer: str):
+    """What a trainer's settings import, even for types only, never leads back to the trainer; the trainer imports them."""
+    config, trainer = f"wizard_env.training.{config}", f"wizard_env.training.{trainer}"
+    seen, todo = set(), [config]
+    while todo:
+        for other in TYPED_GRAPH[todo.pop()] - seen:
+            seen.add(other)
+            todo.append(other)
+    assert trainer not in seen
+    assert config in TYPED_GRAPH[trainer]
 
 
 def test_every_module_belongs_to_a_layer_or_is_the_public_face():

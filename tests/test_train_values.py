@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
+from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.agents.rule_features import FEATURES
 from wizard_env.training import rollout_values as rv
@@ -434,7 +434,7 @@ def test_a_run_stopped_by_patience_ends_there_resumes_past_it_with_more_and_its_
     assert not (tmp_path / "ungated").exists()
 
 
-def test_soup_judges_an_iteration_after_rejected_ones_as_the_mean_of_their_fits_and_keeps_it_as_any(tmp_path: Path, monkeypatch, capsys):
+def test_soup_judges_an_iteration_after_rejected_ones_as_the_mean_of_their_fits_and_keeps_it_as_any(tmp_path: Path, monkeypatch):
     from wizard_env.training import gate, train_values
 
     def judged(candidate, earlier, game, deals, seed, rule):  # the real games; iterations 1, 2 and 4 rejected
@@ -463,21 +463,6 @@ def test_soup_judges_an_iteration_after_rejected_ones_as_the_mean_of_their_fits_
     assert f"iteration 3: judged as the mean of the weights of 3 fits from {souped / 'checkpoints' / 'iter-0.npz'} (--soup): " \
            "its own and the 2 rejected before it" in lines
     assert "soup_fits" not in load_checkpoint(plain / "checkpoints" / "iter-2.npz")[0]
-    # benchmarks/soup_gate.py averages fits as the trainer does, and plays the gate on them
-    from benchmarks import soup_gate
-
-    fits_12, mean = [str(plain / "checkpoints" / f"iter-{k}.npz") for k in (1, 2)], tmp_path / "mean.npz"
-    args = ["--earlier", str(plain / "checkpoints" / "iter-0.npz"), "--deals", "2", "--out", str(mean), *fits_12]
-    assert soup_gate.main(args) == 0
-    assert all(np.allclose(load_checkpoint(mean)[1][k], weights(souped, 2)[k], atol=1e-6) for k in fits[1])
-    assert load_checkpoint(mean)[0]["soup_fits"] == 2
-    stamp = mean.stat().st_mtime_ns
-    assert soup_gate.main(args) == 2 and mean.stat().st_mtime_ns == stamp  # an --out that exists is not replaced
-    config, fit = load_checkpoint(fits_12[0])
-    damaged, other = tmp_path / "damaged.npz", tmp_path / "other.npz"
-    save_checkpoint(damaged, {**config, "rules": {**config["rules"], "bidding": "loud"}}, fit)
-    assert soup_gate.main([*args[:-3], str(other), str(damaged), fits_12[1]]) == 2
-    assert f"{damaged}: config entry 'rules' is not a valid rule set" in capsys.readouterr().err and not other.exists()
     with pytest.raises(ValueError, match="--soup applies with --gate only"):
         run(tmp_path / "ungated", dataclasses.replace(TINY, soup=True))
     assert not (tmp_path / "ungated").exists()

@@ -16,8 +16,7 @@ A column's float32 is its numerator times its field's scale, computed as the enc
 then rounded to float32), so the decoded observation is the encoder's, bit for bit; ``ValueSamples.of`` checks
 that it is. That is about 280 bytes a decision on disk (290 in memory, with each row's offset into its values),
 where the first chunk format took 3,491 (float16 observations, masks, float32 values of every action, int64
-advice): ``benchmarks/sample_storage.py``.
-Chunks of the first format are read and converted as they are read.
+advice). Chunks of the first format are read and converted as they are read.
 
 A fit (``rollout_values.fit``) expands each minibatch to float32; data past a memory budget stay in their chunk
 files and are read a window at a time (``sample_stream``).
