@@ -9,7 +9,7 @@ takes the action with the best mean round score of the acting seat over the samp
 lowest action id). Bids and the trump choice are searched like cards.
 
 A search agent needs the game, not only the observation: it implements ``act_games(batch, games)``,
-which ``training.evaluate.play_games`` calls instead of ``act_batch`` for agents that have it. The
+which ``training.evaluation.evaluate.play_games`` calls instead of ``act_batch`` for agents that have it. The
 agent reads the batch only through ``determinize`` and the acting seats' legal masks, so what it
 does is a function of the acting seat's observation and its own random draws. ``act_batch`` alone
 (observations and masks) is not enough to search and raises a ValueError.

@@ -24,7 +24,7 @@ from wizard_env.agents.pimc_agent import PIMCAgent
 from wizard_env.agents.registry import make_agent
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.rules import Rules, parse_rounds
-from wizard_env.training.evaluate import play_games
+from wizard_env.training.evaluation.evaluate import play_games
 
 
 def decision_times(spec: str, rules: Rules, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

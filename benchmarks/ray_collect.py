@@ -30,9 +30,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training import rollout_values as rv  # noqa: E402
-from wizard_env.training.rllib_cluster import init_ray  # noqa: E402
-from wizard_env.training.train_values import ValuesConfig, ValuesTrainer  # noqa: E402
+from wizard_env.training.values import rollout_values as rv  # noqa: E402
+from wizard_env.training.rllib.rllib_cluster import init_ray  # noqa: E402
+from wizard_env.training.values.train_values import ValuesConfig, ValuesTrainer  # noqa: E402
 from wizard_env.util.stopwatch import Stopwatch  # noqa: E402
 
 BACKENDS = ("local", "ray")

@@ -27,8 +27,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from wizard_env.util.stopwatch import Stopwatch  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training.rllib_cluster import start_ray  # noqa: E402
-from wizard_env.training.rllib_train import RLlibConfig, RLlibTrainer  # noqa: E402
+from wizard_env.training.rllib.rllib_cluster import start_ray  # noqa: E402
+from wizard_env.training.rllib.rllib_train import RLlibConfig, RLlibTrainer  # noqa: E402
 
 
 def measure(runners: int, args: argparse.Namespace, rules: Rules) -> list[tuple[float, float, float]]:

@@ -39,7 +39,7 @@ def measure(rules, games: int, seed: int, search_samples: int, top: int = 0, che
     import numpy as np
 
     from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent
-    from wizard_env.training.rollout_values import collect_values
+    from wizard_env.training.values.rollout_values import collect_values
 
     agent = PPOAgent.load(checkpoint, seed=np.random.default_rng([seed, 3])) if checkpoint else None
     cpu = time.process_time()

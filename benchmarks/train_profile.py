@@ -82,7 +82,7 @@ def profile_values(args: argparse.Namespace) -> None:
 
     from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent
     from wizard_env.engine.rules import Rules
-    from wizard_env.training.rollout_values import collect_values
+    from wizard_env.training.values.rollout_values import collect_values
 
     threadpool_limits(1, user_api="blas")  # as wizard and its workers run
     rules, phases = Rules.make(4), LEARNED_PHASES[args.learn]
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     from wizard_env.cli.common import parse_mix
-    from wizard_env.training.train import TrainConfig, Trainer
+    from wizard_env.training.ppo.train import TrainConfig, Trainer
     from wizard_env.engine.rules import Rules
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -24,7 +24,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 from wizard_env.integrations.rllib import WizardMultiAgentEnv
-from wizard_env.training.rllib_train import count_illegal_actions
+from wizard_env.training.rllib.rllib_train import count_illegal_actions
 
 
 @dataclass

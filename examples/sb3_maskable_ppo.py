@@ -5,7 +5,7 @@
 
 ``WizardVecEnv`` is a stable-baselines3 ``VecEnv`` with ``action_masks()``, which MaskablePPO reads
 by itself; ``WizardSingleAgentEnv`` (or ``gymnasium.make("wizard_env/Wizard-v1")``) is the same game as
-one gymnasium env. ``wizard train`` (wizard_env.training.train) is the full-size version of this run.
+one gymnasium env. ``wizard train`` (wizard_env.training.ppo.train) is the full-size version of this run.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from wizard_env.cli.main import main
-from wizard_env.training import eval_suite
+from wizard_env.training.evaluation import eval_suite
 
 CARDS_DIR = Path(__file__).resolve().parent.parent / "docs" / "cards"
 TEXTS = sorted(CARDS_DIR.glob("*.toml"))

@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from wizard_env.cli.main import main
-from wizard_env.training.evaluate import mean_ci
+from wizard_env.training.evaluation.evaluate import mean_ci
 
 TINY = ["--players", "4", "--rounds", "3", "--games", "2"]
 

@@ -1,4 +1,4 @@
-"""``wizard eval-suite`` and ``training.eval_suite``: the battery's rows, its pairing by deal, its files, its errors."""
+"""``wizard eval-suite`` and ``training.evaluation.eval_suite``: the battery's rows, its pairing by deal, its files, its errors."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import pytest
 
 from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
-from wizard_env.training import eval_suite
-from wizard_env.training.eval_suite import SuiteConfig, plan
-from wizard_env.training.pairing import paired
-from wizard_env.training.evaluate import evaluate
+from wizard_env.training.evaluation import eval_suite
+from wizard_env.training.evaluation.eval_suite import SuiteConfig, plan
+from wizard_env.training.evaluation.pairing import paired
+from wizard_env.training.evaluation.evaluate import evaluate
 
 #: A battery of seconds: three deals a table, one reference, one other player count.
 TINY = ["--games", "3", "--reference", "random", "--players-battery", "3"]

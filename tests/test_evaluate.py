@@ -16,8 +16,9 @@ from wizard_env.engine.actions import IllegalActionError
 from wizard_env.agents.base import Agent
 from wizard_env.agents.registry import make_agent
 from helpers import oracle_score
-from wizard_env.training import eval_report
-from wizard_env.training.evaluate import GameRecords, evaluate, mean_ci, play_games, ratings, seatings, summarise
+from wizard_env.training.evaluation import eval_report
+from wizard_env.training.evaluation.evaluate import (GameRecords, evaluate, mean_ci, play_games, ratings, seatings,
+                                                     summarise)
 from wizard_env.cli.main import main
 from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, WizardGame
 from wizard_env.engine.observation import observe

@@ -1,4 +1,4 @@
-"""wizard_env.training.export: a user's own MaskablePPO model becomes a checkpoint that plays the same actions."""
+"""wizard_env.training.ppo.export: a user's own MaskablePPO model becomes a checkpoint that plays the same actions."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint  # noqa: E402
-from wizard_env.training.export import export_model  # noqa: E402
+from wizard_env.training.ppo.export import export_model  # noqa: E402
 from wizard_env import WizardBatch, WizardVecEnv  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
 

@@ -11,8 +11,8 @@ import pytest
 from helpers import loaded_by_import_and_help, uninstalled
 from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
-from wizard_env.training import eval_report
-from wizard_env.training.evaluate import MissingExtra, evaluate, ratings
+from wizard_env.training.evaluation import eval_report
+from wizard_env.training.evaluation.evaluate import MissingExtra, evaluate, ratings
 
 try:
     import tomllib

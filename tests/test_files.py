@@ -18,8 +18,9 @@ import pytest
 
 from wizard_env.agents.ppo_agent import load_checkpoint, save_checkpoint
 from wizard_env.tools import bench as speed
-from wizard_env.training import eval_report, train_report
-from wizard_env.training.evaluate import evaluate
+from wizard_env.training.evaluation import eval_report
+from wizard_env.training import train_report
+from wizard_env.training.evaluation.evaluate import evaluate
 from wizard_env.cli.main import main
 from wizard_env.engine.replay import game_record, read_replays, write_replays
 from wizard_env.engine.rules import Rules

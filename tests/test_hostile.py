@@ -454,7 +454,7 @@ def test_every_subcommand_has_its_cases():
 def test_run_training_checks_its_config_before_it_makes_the_run_folder(setting, value, needle, tmp_path):
     import dataclasses
 
-    from wizard_env.training.train import TrainConfig, run_training
+    from wizard_env.training.ppo.train import TrainConfig, run_training
 
     cfg = dataclasses.replace(TrainConfig(), **{setting: value})
     with pytest.raises(ValueError, match=re.escape(needle)):

@@ -19,7 +19,8 @@ import pytest
 from wizard_env.agents.ppo_agent import load_checkpoint
 from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
-from wizard_env.training import progress, warm_start
+from wizard_env.training import progress
+from wizard_env.training.ppo import warm_start
 
 pytest.importorskip("torch", reason="needs torch (the train extra), not installed")
 

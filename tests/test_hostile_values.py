@@ -27,8 +27,8 @@ from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training import rollout_values as rv  # noqa: E402
-from wizard_env.training.train_values import ValuesConfig, run_training  # noqa: E402
+from wizard_env.training.values import rollout_values as rv  # noqa: E402
+from wizard_env.training.values.train_values import ValuesConfig, run_training  # noqa: E402
 
 RULES = Rules.make(3, rounds=3)
 TINY = ValuesConfig(mix=[3], samples=150, games=4, workers=1, epochs=1, eval_deals=2, hidden=[16], margin=2.0)

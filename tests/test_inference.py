@@ -17,7 +17,7 @@ from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.cards import CARD_SUIT, WIZARD
 from wizard_env.engine.determinize import determinize
 from wizard_env.engine.rules import Rules
-from wizard_env.training.evaluate import play_games
+from wizard_env.training.evaluation.evaluate import play_games
 
 from test_determinize import positions
 

@@ -1,4 +1,4 @@
-"""``wizard eval-iterations`` and ``training.iteration_curve``: each checkpoint of a train-values run against
+"""``wizard eval-iterations`` and ``training.evaluation.iteration_curve``: each checkpoint of a train-values run against
 ``rule``, in self-play, head to head against the one before and against ``pimc``, every figure the one a separate
 evaluation gives; its files, its verdicts and its one-line errors."""
 
@@ -22,11 +22,11 @@ pytest.importorskip("matplotlib")
 from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
 from wizard_env.engine.simulate import mean_ci  # noqa: E402
-from wizard_env.training import iteration_curve  # noqa: E402
-from wizard_env.training.pairing import Figure, pm  # noqa: E402
-from wizard_env.training.evaluate import evaluate  # noqa: E402
-from wizard_env.training.train_values import run_training  # noqa: E402
-from wizard_env.training.values_config import ValuesConfig  # noqa: E402
+from wizard_env.training.evaluation import iteration_curve  # noqa: E402
+from wizard_env.training.evaluation.pairing import Figure, pm  # noqa: E402
+from wizard_env.training.evaluation.evaluate import evaluate  # noqa: E402
+from wizard_env.training.values.train_values import run_training  # noqa: E402
+from wizard_env.training.values.values_config import ValuesConfig  # noqa: E402
 
 #: Games of 3 rounds keep every table to a fraction of a second.
 RULES = Rules.make(4, rounds=3)

@@ -12,7 +12,7 @@ from wizard_env.agents import RuleAgent  # noqa: E402
 from wizard_env import NUM_ACTIONS, OBS_SIZE, Phase, decode  # noqa: E402
 from wizard_env.envs.mixed_vec_env import MixedVecEnv  # noqa: E402
 from wizard_env.envs.vec_env import WizardVecEnv  # noqa: E402
-from wizard_env.training.advice import AdviceVecEnv  # noqa: E402
+from wizard_env.training.ppo.advice import AdviceVecEnv  # noqa: E402
 
 from helpers import FirstLegal, oracle_score, random_legal  # noqa: E402
 

@@ -31,7 +31,7 @@ def test_a_users_own_agents_and_training_folders_keep_their_names(tmp_path: Path
         (tmp_path / name / "__init__.py").write_text(f"MINE = {name!r}\n")
     done = python("import agents, training\n"
                   "from wizard_env.agents import Agent, RuleAgent, make_agent\n"
-                  "from wizard_env.training.evaluate import mean_ci\n"
+                  "from wizard_env.training.evaluation.evaluate import mean_ci\n"
                   "print(agents.MINE, training.MINE, type(make_agent('rule', seed=0)).__name__)", tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["agents", "training", "RuleAgent"]
@@ -75,7 +75,7 @@ def test_the_installed_wheel_plays_the_shipped_agent_outside_the_repository(whee
     work = tmp_path / "work"
     work.mkdir()
     done = python("import wizard_env, importlib.util\n"
-                  "from wizard_env.training.evaluate import evaluate\n"
+                  "from wizard_env.training.evaluation.evaluate import evaluate\n"
                   "from wizard_env.engine.rules import Rules\n"
                   "result = evaluate(Rules(num_players=4), ['net', 'rule', 'rule', 'rule'], 4, seed=0)\n"
                   "print(wizard_env.__file__)\n"

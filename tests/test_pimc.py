@@ -16,7 +16,7 @@ from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.determinize import determinize
 from wizard_env.engine.rules import Rules
-from wizard_env.training.evaluate import evaluate, play_games
+from wizard_env.training.evaluation.evaluate import evaluate, play_games
 
 from test_determinize import positions
 

@@ -20,11 +20,11 @@ from wizard_env.agents.rule_agent import RuleAgent  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.engine.actions import NUM_ACTIONS  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training import opponent_pool  # noqa: E402
-from wizard_env.training import recipe as recipes  # noqa: E402
-from wizard_env.training import rollout_values as rv  # noqa: E402
-from wizard_env.training.train_values import ValuesTrainer  # noqa: E402
-from wizard_env.training.values_config import ValuesConfig, check_config  # noqa: E402
+from wizard_env.training.values import opponent_pool  # noqa: E402
+from wizard_env.training.recipes import recipe as recipes  # noqa: E402
+from wizard_env.training.values import rollout_values as rv  # noqa: E402
+from wizard_env.training.values.train_values import ValuesTrainer  # noqa: E402
+from wizard_env.training.values.values_config import ValuesConfig, check_config  # noqa: E402
 
 PHASES = LEARNED_PHASES["both"]
 RULES = Rules.make(3, 3)

@@ -33,6 +33,6 @@ def test_an_address_without_the_ray_backend_is_refused_before_anything_is_writte
 
 
 def test_the_train_values_command_does_not_import_ray():
-    code = ("import sys, wizard_env.cli.train_values, wizard_env.training.train_values, wizard_env.training.ray_collect; "
+    code = ("import sys, wizard_env.cli.train_values, wizard_env.training.values.train_values, wizard_env.training.values.ray_collect; "
             "assert 'ray' not in sys.modules, 'ray was imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

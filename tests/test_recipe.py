@@ -22,11 +22,11 @@ from wizard_env.cli.main import main
 from wizard_env.engine.game import WizardGame
 from wizard_env.engine.observation import OBS_SIZE, observe
 from wizard_env.engine.rules import Rules
-from wizard_env.training import recipe as recipes
-from wizard_env.training import rollout_values as rv
-from wizard_env.training.recipe_run import DONE, check_out, goes_on, run_recipe
-from wizard_env.training.rollout_values import VALUE_SCALE
-from wizard_env.training.values_config import LATER_DEFAULTS
+from wizard_env.training.recipes import recipe as recipes
+from wizard_env.training.values import rollout_values as rv
+from wizard_env.training.recipes.recipe_run import DONE, check_out, goes_on, run_recipe
+from wizard_env.training.values.rollout_values import VALUE_SCALE
+from wizard_env.training.values.values_config import LATER_DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: On the tests that run a recipe's steps: training needs torch (the train extra; of nox's Pythons, 3.11 alone has it).
@@ -591,7 +591,7 @@ def test_a_train_values_step_reads_the_data_of_the_earlier_steps_its_data_from_n
 
 @needs_torch
 def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_network_the_gate_kept(tmp_path: Path):
-    from wizard_env.training.gate import gate_path, read_gate
+    from wizard_env.training.evaluation.gate import gate_path, read_gate
 
     first = TINY.split("[[step.stage]]")[0].replace("eval_deals = 2", "eval_deals = 2\ngate = 4\niterations = 2\nconfirm = 6")
     text = first + '[[step]]\nname = "publish"\nkind = "publish"\ncheckpoint = "data"\n'
@@ -616,7 +616,8 @@ def test_a_gated_step_is_finished_only_with_its_last_verdict_and_publishes_the_n
 
 @needs_torch
 def test_a_step_stopped_by_patience_is_finished_and_a_fit_reads_the_iterations_it_played(tmp_path: Path, monkeypatch):
-    from wizard_env.training import gate, train_values
+    from wizard_env.training.evaluation import gate
+    from wizard_env.training.values import train_values
 
     def rejected(candidate, earlier, game, deals, seed, rule):  # the real games; every candidate rejected
         return {**gate.play_gate(candidate, earlier, game, deals, seed, rule), "kept": False}
@@ -721,7 +722,7 @@ def test_reuse_goes_on_with_a_train_values_step_given_more_stages_as_a_run_from_
 
 
 def test_docs_recipe_that_runs_on_from_wizard_v11s_rise_goes_on_from_a_run_of_it(tmp_path: Path):
-    from wizard_env.training.recipe_run import goes_on
+    from wizard_env.training.recipes.recipe_run import goes_on
 
     text = (ROOT / "docs" / "recipes.md").read_text().split("A recipe that runs on from another's last gated step")[1]
     example = text.split("```toml\n")[1].split("```")[0]

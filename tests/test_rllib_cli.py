@@ -38,6 +38,6 @@ def test_the_rllib_env_without_ray_is_one_import_error_naming_the_extra(monkeypa
 
 
 def test_importing_the_package_and_the_train_command_does_not_import_ray():
-    code = ("import sys, wizard_env, wizard_env.cli.main, wizard_env.cli.train, wizard_env.training.train, wizard_env.training.rllib_train; "
+    code = ("import sys, wizard_env, wizard_env.cli.main, wizard_env.cli.train, wizard_env.training.ppo.train, wizard_env.training.rllib.rllib_train; "
             "wizard_env.env(); assert 'ray' not in sys.modules, 'ray was imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -9,7 +9,7 @@ from wizard_env.agents import Agent, RuleAgent
 from wizard_env.engine.actions import IllegalActionError, Phase
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.rules import Rules
-from wizard_env.training.rollout_values import collect_values, rollout_values
+from wizard_env.training.values.rollout_values import collect_values, rollout_values
 
 
 def mid_round(seed: int) -> WizardBatch:

@@ -18,8 +18,8 @@ from wizard_env.agents.rollouts import rollout_values  # noqa: E402
 from wizard_env.agents.rule_agent import RuleAgent  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training import rollout_values as rv  # noqa: E402
-from wizard_env.training.values_config import ValuesConfig, check_config  # noqa: E402
+from wizard_env.training.values import rollout_values as rv  # noqa: E402
+from wizard_env.training.values.values_config import ValuesConfig, check_config  # noqa: E402
 
 from test_determinize import positions  # noqa: E402
 

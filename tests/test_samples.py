@@ -1,4 +1,4 @@
-"""Compact samples (``training.samples``, ``training.sample_stream``): every field of every variant comes back bit for
+"""Compact samples (``training.values.samples``, ``training.values.sample_stream``): every field of every variant comes back bit for
 bit, chunks of the first format are read, and a fit that streams its data from disk gives the in-memory fit's weights."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from wizard_env.engine.actions import NUM_ACTIONS, Phase
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.observation import OBS_SIZE, SLICES
 from wizard_env.engine.rules import Rules
-from wizard_env.training import rollout_values as rv
-from wizard_env.training.sample_stream import ChunkSamples, epoch_order, load_samples, minibatches
-from wizard_env.training.samples import CHUNK_FORMAT, ValueSamples, read_chunk, write_chunk
+from wizard_env.training.values import rollout_values as rv
+from wizard_env.training.values.sample_stream import ChunkSamples, epoch_order, load_samples, minibatches
+from wizard_env.training.values.samples import CHUNK_FORMAT, ValueSamples, read_chunk, write_chunk
 
 torch = pytest.importorskip("torch")
 

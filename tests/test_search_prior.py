@@ -17,7 +17,7 @@ import torch  # noqa: E402
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, PRETRAINED, PPOAgent  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training import rollout_values as rv  # noqa: E402
+from wizard_env.training.values import rollout_values as rv  # noqa: E402
 
 PHASES = LEARNED_PHASES["both"]
 

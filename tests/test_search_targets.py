@@ -20,9 +20,9 @@ from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.engine.actions import Phase  # noqa: E402
 from wizard_env.engine.batch import WizardBatch  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training import rollout_values as rv  # noqa: E402
-from wizard_env.training.train_values import ValuesTrainer, run_training  # noqa: E402
-from wizard_env.training.values_config import ValuesConfig, check_config  # noqa: E402
+from wizard_env.training.values import rollout_values as rv  # noqa: E402
+from wizard_env.training.values.train_values import ValuesTrainer, run_training  # noqa: E402
+from wizard_env.training.values.values_config import ValuesConfig, check_config  # noqa: E402
 from wizard_env.util import checks  # noqa: E402
 
 RULES = Rules.make(3, rounds=3)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
-from wizard_env.training.warm_start import collect
+from wizard_env.training.ppo.warm_start import collect
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.engine.actions import NUM_ACTIONS, Phase
 from wizard_env.cli.main import main
@@ -150,7 +150,7 @@ def test_init_from_a_bid_run_clones_that_agent_before_learning_both(tmp_path: Pa
 
 
 def test_demonstrations_of_a_teacher_keep_rule_agents_advice_apart():
-    from wizard_env.training.warm_start import collect_mix
+    from wizard_env.training.ppo.warm_start import collect_mix
 
     class Highest(RuleAgent):
         """Always the highest legal action: a teacher unlike RuleAgent."""
@@ -169,7 +169,7 @@ def test_demonstrations_of_a_teacher_keep_rule_agents_advice_apart():
 
 def test_help_gives_each_options_meaning_from_the_config_and_its_default(capsys):
     from wizard_env.cli.common import field_docs
-    from wizard_env.training.train import TrainConfig
+    from wizard_env.training.ppo.train import TrainConfig
 
     assert main(["train", "--help"]) == 0
     out = capsys.readouterr().out
@@ -215,7 +215,7 @@ def test_progress_goes_to_a_log_without_carriage_returns(tmp_path: Path, capsys)
 def test_a_curve_points_policy_is_the_one_trained_on_the_steps_in_its_label(tmp_path: Path, monkeypatch):
     from sb3_contrib import MaskablePPO
 
-    from wizard_env.training.train import Trainer
+    from wizard_env.training.ppo.train import Trainer
 
     updates, points = [0], []
     update = MaskablePPO.train
@@ -262,7 +262,7 @@ def test_the_time_cap_covers_the_warm_start_and_says_where_the_time_went(tmp_pat
 
 
 def test_a_stopped_warm_start_keeps_only_decisions_of_rounds_that_ended():
-    from wizard_env.training.warm_start import collect_mix
+    from wizard_env.training.ppo.warm_start import collect_mix
 
     rules = [Rules.make(4, [1, 2, 3])]
     whole = collect_mix(rules, 4, 0, "both", "round", advice=True)

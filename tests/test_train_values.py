@@ -12,9 +12,9 @@ import pytest
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.agents.rule_features import FEATURES
-from wizard_env.training import rollout_values as rv
-from wizard_env.training.rollout_values import VALUE_SCALE
-from wizard_env.training.train_values import ValuesConfig, run_chunks, run_training
+from wizard_env.training.values import rollout_values as rv
+from wizard_env.training.values.rollout_values import VALUE_SCALE
+from wizard_env.training.values.train_values import ValuesConfig, run_chunks, run_training
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.rules import Rules
 
@@ -166,7 +166,7 @@ def test_a_resume_keeps_the_runs_settings_and_refuses_one_that_changes_them_nami
 def test_a_resume_reads_the_rules_and_rounds_of_runs_saved_before_config_json_held_the_rounds(tmp_path: Path):
     from wizard_env.engine.rules import Rules
     from wizard_env.training.common import rules_json
-    from wizard_env.training.values_config import saved_rules
+    from wizard_env.training.values.values_config import saved_rules
 
     path = tmp_path / "config.json"
     standard, short = Rules.make(4), Rules.make(3, [1, 2], "hidden", False, True)
@@ -229,8 +229,9 @@ def test_data_from_adds_the_data_of_earlier_runs_to_every_fit_and_names_what_it_
 
 
 def test_a_gate_keeps_an_iteration_only_if_it_climbs_and_the_next_collects_with_the_last_kept(tmp_path: Path, monkeypatch):
-    from wizard_env.training import gate, train_values
-    from wizard_env.training.iteration_curve import run_checkpoints
+    from wizard_env.training.evaluation import gate
+    from wizard_env.training.values import train_values
+    from wizard_env.training.evaluation.iteration_curve import run_checkpoints
 
     played = []
 
@@ -259,7 +260,7 @@ def test_a_gate_keeps_an_iteration_only_if_it_climbs_and_the_next_collects_with_
 
 
 def test_a_gate_rejecting_the_last_iteration_leaves_latest_at_the_network_before_and_a_resume_plays_a_lost_gate_again(tmp_path: Path):
-    from wizard_env.training import gate
+    from wizard_env.training.evaluation import gate
 
     out = tmp_path / "run"
     run(out, dataclasses.replace(TINY, iterations=2, gate=4))
@@ -294,8 +295,8 @@ def test_a_gate_rejecting_the_last_iteration_leaves_latest_at_the_network_before
     ((1.5, 1.5), (0.0, 1.0), True, False),  # the interval touches 0: not above it
 ])
 def test_the_gate_rules_keep_what_their_documentation_says(previous, change, means, climbs):
-    from wizard_env.training.gate import keeps
-    from wizard_env.training.pairing import Figure, verdict
+    from wizard_env.training.evaluation.gate import keeps
+    from wizard_env.training.evaluation.pairing import Figure, verdict
 
     previous, change = Figure(*previous), Figure(*change)
     assert keeps(previous, change, "means") is means and keeps(previous, change, "climbs") is climbs
@@ -306,7 +307,8 @@ def test_the_gate_rules_keep_what_their_documentation_says(previous, change, mea
 
 
 def test_a_climbs_gate_records_its_rule_judges_by_it_and_a_resume_may_change_the_rule(tmp_path: Path, monkeypatch):
-    from wizard_env.training import gate, train_values
+    from wizard_env.training.evaluation import gate
+    from wizard_env.training.values import train_values
 
     rules = []
 
@@ -343,7 +345,8 @@ def test_a_gate_rule_without_a_gate_or_of_another_name_is_refused_before_anythin
 
 
 def test_confirm_plays_a_kept_network_again_on_other_deals_and_keeps_it_only_if_kept_there_too(tmp_path: Path, monkeypatch):
-    from wizard_env.training import gate, train_values
+    from wizard_env.training.evaluation import gate
+    from wizard_env.training.values import train_values
 
     played = []
 
@@ -397,14 +400,15 @@ def test_a_confirm_without_a_gate_or_of_one_deal_is_refused_before_anything_is_w
     ([True, None, None, None], 1, 4),  # iteration 1 not judged yet: every iteration is still to play
 ])
 def test_patience_stops_a_run_after_that_many_rejected_in_a_row(kept, patience, played):
-    from wizard_env.training.gate import iterations_played
+    from wizard_env.training.evaluation.gate import iterations_played
 
     verdicts = [None if k is None else {"kept": k} for k in kept]
     assert iterations_played(len(kept), patience, verdicts.__getitem__) == played
 
 
 def test_a_run_stopped_by_patience_ends_there_resumes_past_it_with_more_and_its_data_serve_data_from(tmp_path: Path, monkeypatch):
-    from wizard_env.training import gate, train_values
+    from wizard_env.training.evaluation import gate
+    from wizard_env.training.values import train_values
 
     def rejected(candidate, earlier, game, deals, seed, rule):  # the real games; every candidate rejected
         return {**gate.play_gate(candidate, earlier, game, deals, seed, rule), "kept": False}
@@ -435,7 +439,8 @@ def test_a_run_stopped_by_patience_ends_there_resumes_past_it_with_more_and_its_
 
 
 def test_soup_judges_an_iteration_after_rejected_ones_as_the_mean_of_their_fits_and_keeps_it_as_any(tmp_path: Path, monkeypatch):
-    from wizard_env.training import gate, train_values
+    from wizard_env.training.evaluation import gate
+    from wizard_env.training.values import train_values
 
     def judged(candidate, earlier, game, deals, seed, rule):  # the real games; iterations 1, 2 and 4 rejected
         return {**gate.play_gate(candidate, earlier, game, deals, seed, rule), "kept": Path(candidate).name == "iter-3.npz"}

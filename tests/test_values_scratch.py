@@ -21,10 +21,10 @@ from wizard_env.engine.actions import NUM_ACTIONS, Phase  # noqa: E402
 from wizard_env.engine.batch import WizardBatch  # noqa: E402
 from wizard_env.engine.observation import OBS_SIZE  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training import rollout_values as rv  # noqa: E402
-from wizard_env.training.recipe_run import values_command  # noqa: E402
-from wizard_env.training.train_values import ValuesConfig, ValuesTrainer, run_training  # noqa: E402
-from wizard_env.training.values_config import check_config  # noqa: E402
+from wizard_env.training.values import rollout_values as rv  # noqa: E402
+from wizard_env.training.recipes.recipe_run import values_command  # noqa: E402
+from wizard_env.training.values.train_values import ValuesConfig, ValuesTrainer, run_training  # noqa: E402
+from wizard_env.training.values.values_config import check_config  # noqa: E402
 
 RULES = Rules.make(3, rounds=3)
 PHASES = LEARNED_PHASES["both"]

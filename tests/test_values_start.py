@@ -14,9 +14,9 @@ pytest.importorskip("torch")
 from wizard_env.agents.ppo_agent import load_checkpoint  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
-from wizard_env.training import rollout_values as rv  # noqa: E402
-from wizard_env.training.train_values import run_training  # noqa: E402
-from wizard_env.training.values_config import ValuesConfig, check_config  # noqa: E402
+from wizard_env.training.values import rollout_values as rv  # noqa: E402
+from wizard_env.training.values.train_values import run_training  # noqa: E402
+from wizard_env.training.values.values_config import ValuesConfig, check_config  # noqa: E402
 
 RULES = Rules.make(3, rounds=3)
 BASE = ValuesConfig(mix=[3], samples=60, games=4, workers=1, epochs=1, eval_deals=2, hidden=[16], margin=2.0)
@@ -73,7 +73,7 @@ def test_a_resume_may_not_change_the_start(start, tmp_path):
 
 def test_a_recipe_reads_a_relative_start_from_its_own_folder(start, tmp_path, monkeypatch):
     """A recipe names the checkpoint it starts from relative to the recipe file, wherever the command runs."""
-    from wizard_env.training import recipe as recipes
+    from wizard_env.training.recipes import recipe as recipes
 
     (tmp_path / "recipes").mkdir()
     (tmp_path / "nets").mkdir()

@@ -20,11 +20,11 @@ pytest.importorskip("torch")
 from wizard_env.agents.ppo_agent import load_checkpoint  # noqa: E402
 from wizard_env.agents.rule_agent import RuleAgent  # noqa: E402
 from wizard_env.cli.main import main  # noqa: E402
-from wizard_env.training import evaluate as evaluate_module  # noqa: E402
-from wizard_env.training import recipe as recipes  # noqa: E402
-from wizard_env.training import zero  # noqa: E402
-from wizard_env.training.recipe_run import run_recipe  # noqa: E402
-from wizard_env.training.values_config import ValuesConfig, check_config, checkpoint_config, earlier_runs  # noqa: E402
+from wizard_env.training.evaluation import evaluate as evaluate_module  # noqa: E402
+from wizard_env.training.recipes import recipe as recipes  # noqa: E402
+from wizard_env.training.values import zero  # noqa: E402
+from wizard_env.training.recipes.recipe_run import run_recipe  # noqa: E402
+from wizard_env.training.values.values_config import (ValuesConfig, check_config, checkpoint_config, earlier_runs)  # noqa: E402
 
 RECIPES = Path(__file__).resolve().parent.parent / "training" / "recipes"
 #: The modules of RuleAgent: the agent, its bids, its card play, its numbers by action and its reading of a view.
@@ -60,7 +60,7 @@ class RuleAgentRan(AssertionError):
 def rule_outside_evaluations_raises(monkeypatch) -> list[str]:
     """Make every RuleAgent method but ``__init__`` (which only seeds a Generator) and every function of its modules,
     wherever a loaded module of the package holds it, raise ``RuleAgentRan`` unless called inside
-    ``training.evaluate.evaluate`` (each iteration's row against RuleAgents: a yardstick); the names called inside it.
+    ``training.evaluation.evaluate.evaluate`` (each iteration's row against RuleAgents: a yardstick); the names called inside it.
     Worker processes are forked from this one, so they raise too. Compiled functions (numba dispatchers) stay: another
     compiled function that calls one resolves it as a global when it compiles, which a Python wrapper would break;
     Python reaches them only through the functions and methods guarded here."""

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from wizard_env.util.files import write_atomic
 
-from .eval_report import _dump_json, format_markdown, new_figure
-from .evaluate import EvalResult
+from .evaluation.eval_report import _dump_json, format_markdown, new_figure
+from .evaluation.evaluate import EvalResult
 
 COLUMNS = ("timesteps", "wall_s", "ppo_mean", "rule_mean", "diff", "diff_ci95", "bid_accuracy", "rule_bid_accuracy")
 

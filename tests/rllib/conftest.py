@@ -30,8 +30,8 @@ def ray_local():
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import ray
 
-    from wizard_env.training.rllib_cluster import start_ray
-    from wizard_env.training.rllib_train import RLlibConfig
+    from wizard_env.training.rllib.rllib_cluster import start_ray
+    from wizard_env.training.rllib.rllib_train import RLlibConfig
 
     start_ray("", RLlibConfig())
     yield ray

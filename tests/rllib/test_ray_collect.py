@@ -15,10 +15,10 @@ import pytest
 
 from wizard_env.agents.ppo_agent import load_checkpoint
 from wizard_env.engine.rules import Rules
-from wizard_env.training import rollout_values as rv
-from wizard_env.training import train_values
-from wizard_env.training.ray_collect import RETRIES, RayTaskLost, RayWorkers, _plain
-from wizard_env.training.train_values import ValuesConfig, ValuesTrainer, run_training
+from wizard_env.training.values import rollout_values as rv
+from wizard_env.training.values import train_values
+from wizard_env.training.values.ray_collect import RETRIES, RayTaskLost, RayWorkers, _plain
+from wizard_env.training.values.train_values import ValuesConfig, ValuesTrainer, run_training
 
 RULES = Rules.make(3, rounds=3)
 TINY = ValuesConfig(mix=[3], samples=150, games=4, workers=2, epochs=1, eval_deals=2, hidden=[16], margin=2.0)

@@ -16,8 +16,8 @@ from wizard_env.engine.game import WizardGame
 from wizard_env.engine.observation import observe
 from wizard_env.integrations.rllib import WizardMultiAgentEnv
 from wizard_env.engine.rules import Rules
-from wizard_env.training.rllib_export import module_weights
-from wizard_env.training.rllib_train import RLlibConfig, export_config
+from wizard_env.training.rllib.rllib_export import module_weights
+from wizard_env.training.rllib.rllib_train import RLlibConfig, export_config
 
 
 def build_module(seed: int = 0, **model) -> ActionMaskingTorchRLModule:

@@ -20,8 +20,8 @@ from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
-from wizard_env.training.evaluate import evaluate
-from wizard_env.training.rllib_train import POLICY_ID
+from wizard_env.training.evaluation.evaluate import evaluate
+from wizard_env.training.rllib.rllib_train import POLICY_ID
 
 from test_rllib_export import positions  # tests/rllib is on sys.path: pytest's rootdir-relative import
 
@@ -128,8 +128,8 @@ def test_bad_options_are_one_error_line(tmp_path, capsys, extra, message):
 def test_the_same_seed_trains_the_same_weights_in_one_process(ray_local, tmp_path):
     """Games in the driver (0 env runners): a seed gives the same weights (across processes only with
     PYTHONHASHSEED set, see rllib_train's docstring)."""
-    from wizard_env.training.rllib_export import module_weights
-    from wizard_env.training.rllib_train import RLlibConfig, RLlibTrainer
+    from wizard_env.training.rllib.rllib_export import module_weights
+    from wizard_env.training.rllib.rllib_train import RLlibConfig, RLlibTrainer
 
     cfg = RLlibConfig(num_env_runners=0, envs_per_runner=2, iteration_steps=300, batch_size=100, n_epochs=2,
                       hidden=[16], timesteps=600, seed=7)

@@ -9,7 +9,7 @@ RuleAgent: no advice input, no cloning, no RuleAgent numbers, no margins. Its fo
   layers named as MaskablePPO's policy), which ``baseline:PATH`` plays greedily over the legal actions;
 - ``state.pt``: what ``--resume`` needs besides (networks, optimizers, counters, the Generator's and torch's
   states); a resumed run starts new games (the games in play and a replay buffer are not kept);
-- ``curve.csv``, ``curve.png``: duplicate-deal evaluations against the setting's opponents (``training.evaluate``)
+- ``curve.csv``, ``curve.png``: duplicate-deal evaluations against the setting's opponents (``training.evaluation.evaluate``)
   every ``eval_every`` decisions, at the start and at the end.
 
 Every file is written atomically; the folder is locked while a run uses it (``run_lock``). The first Ctrl-C stops
@@ -315,7 +315,7 @@ class Run:
 
     def evaluate(self, net) -> None:
         """Duplicate deals of ``net``'s greedy agent against the setting's opponents, added to the curve."""
-        from ..evaluate import evaluate, seatings
+        from ..evaluation.evaluate import evaluate, seatings
 
         n, args = self.rules.num_players, self.args
         opponents = [make_agent(spec, seed=np.random.default_rng([args.seed, 8, i]))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from wizard_env.util.files import write_atomic
 
-from ..eval_report import new_figure
+from ..evaluation.eval_report import new_figure
 from ..train_report import read_curve
 
 

@@ -1,6 +1,6 @@
 """MaskablePPO (sb3-contrib) from scratch: ``wizard baseline maskable-ppo --setting NAME``.
 
-This is ``wizard train``'s trainer (``wizard_env.training.train``), not a second implementation, run with nothing
+This is ``wizard train``'s trainer (``wizard_env.training.ppo.train``), not a second implementation, run with nothing
 from RuleAgent: no advice input (``--no-advice``), no cloning (``--bc-epochs 0``: PPO starts from random weights), the
 setting's opponents as the whole opponent pool (no self-play snapshots, no RandomAgent), one player count, rounds as
 episodes. What differs from the other baselines is that trainer's:
@@ -24,7 +24,7 @@ from typing import Callable
 from wizard_env.envs.settings import get_setting
 
 from ..common import rule_opponents
-from ..train import TrainConfig, run_training
+from ..ppo.train import TrainConfig, run_training
 from .common import Ranges, RunArgs, check_args
 
 NAME = "maskable-ppo"

@@ -5,7 +5,7 @@ paper: one best response Q and one average policy Pi, shared by the seats, and e
 every round start (Q's epsilon-greedy choices with probability ``eta``, else a sample of Pi). The seats play each
 other, so Pi approximates the average of best responses to itself, the equilibrium-seeking part that ``nfsp``, which
 plays the setting's fixed opponents, leaves out. The setting gives the rules; its opponents only measure the curve:
-as for every baseline, Pi plays greedily in one seat against them (``training.evaluate``), and Pi is the saved agent.
+as for every baseline, Pi plays greedily in one seat against them (``training.evaluation.evaluate``), and Pi is the saved agent.
 
 The games are a ``WizardBatch`` (the engine, restarting each finished game from its seeded generator), stepped one
 decision at a time in every game, whoever's turn it is: every seat's decision is a learner decision (``--steps``

@@ -1,6 +1,6 @@
 """Action values from rollouts, from scratch: ``wizard baseline values --setting NAME``.
 
-This is ``wizard train-values``' trainer (``wizard_env.training.train_values``), not a second implementation, run with
+This is ``wizard train-values``' trainer (``wizard_env.training.values.train_values``), not a second implementation, run with
 ``--no-advice``: a network of the observation alone, random weights, plain argmax, no RuleAgent numbers. Each
 iteration plays ``num_envs`` games a chunk with the learner in one seat (game g's seat g mod the players) and the
 setting's opponents in the others (``--rule-tables 1``), tries every legal action of a ``share`` of the learner's
@@ -34,8 +34,8 @@ from typing import Callable
 from wizard_env.envs.settings import get_setting
 
 from ..common import rule_opponents
-from ..train_values import run_training
-from ..values_config import DATA, TARGETS, ValuesConfig
+from ..values.train_values import run_training
+from ..values.values_config import DATA, TARGETS, ValuesConfig
 from .common import Ranges, RunArgs, check_args, check_same_run, run_header
 
 NAME = "values"

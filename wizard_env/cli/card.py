@@ -7,14 +7,14 @@
 A card is three files of one name: NAME.toml, its text written by hand (``title``, ``what``, ``made``, ``bounds``,
 Markdown; ``renames`` maps names the battery ran under to today's), NAME.json, the JSON ``wizard eval-suite`` wrote,
 and NAME.md, made from both by one template; NAME is the agent's spec. Every figure of the card's tables is computed
-from the JSON. The method is ``wizard_env.training.eval_suite``'s (``CARD_TEMPLATE``, ``write_card``).
+from the JSON. The method is ``wizard_env.training.evaluation.eval_suite``'s (``CARD_TEMPLATE``, ``write_card``).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from wizard_env.training import eval_suite
+from wizard_env.training.evaluation import eval_suite
 from wizard_env.util import options
 
 VARIANT_OPTIONS = False

@@ -9,7 +9,7 @@ tables, or one agent in each).
 With one seed and deal count both evaluations play the same deals, so the per-deal mean score of the players
 compared (by default every seat; ``--first``/``--second`` name one agent spec of each file) at the first table minus
 that at the second is a paired sample: prints its mean with a 95% interval over deals
-(``wizard_env.training.pairing.paired``, which ``wizard eval-suite`` uses for its paired rows). Four copies of an
+(``wizard_env.training.evaluation.pairing.paired``, which ``wizard eval-suite`` uses for its paired rows). Four copies of an
 agent against four RuleAgents measure self-play strength; one agent against the same agent with RuleAgent's card
 play, both against three RuleAgents, measure what the learned play adds. Exit status 2 if the files do not share
 their deals.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from wizard_env.training.pairing import paired
+from wizard_env.training.evaluation.pairing import paired
 from wizard_env.util import options
 from wizard_env.util.files import read_json
 

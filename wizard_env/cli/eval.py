@@ -11,7 +11,7 @@ against the setting's opponents. The variant options, or more than one agent, be
 Prints Markdown tables (per agent: mean score per game with a 95% interval over deals, the paired
 difference to the reference agent, win rate, bid accuracy overall, by hand size and by bidding position,
 an openskill rating) and writes ``eval.json`` and ``eval.png`` into ``--out``. The method is
-``wizard_env.training.evaluate``'s; the report is ``wizard_env.training.eval_report``'s. Needs the eval extra.
+``wizard_env.training.evaluation.evaluate``'s; the report is ``wizard_env.training.evaluation.eval_report``'s. Needs the eval extra.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import sys
 
 from wizard_env.agents.registry import NAMES_IN_SHORT
 from wizard_env.engine.rules import Rules
-from wizard_env.training import eval_report
+from wizard_env.training.evaluation import eval_report
 from wizard_env.training.progress import Progress
-from wizard_env.training.evaluate import EVAL_BYTES_PER_GAME, evaluate, require_eval_extra, seatings
+from wizard_env.training.evaluation.evaluate import EVAL_BYTES_PER_GAME, evaluate, require_eval_extra, seatings
 from wizard_env.util import options
 from wizard_env.util.files import check_writable
 

@@ -11,7 +11,7 @@ duplicate deals against three ``rule`` (seed S), as four copies against four ``r
 (S + 1) with the change from the row above paired by deal, head to head against three copies of the row above
 (S + 2) and, with ``--pimc-games``, against three ``--pimc`` (S + 3); each row gets a verdict (climbs, level, falls
 back). Prints the Markdown table and writes ``climb.md``, ``climb.json`` and ``climb.png`` into ``--out``. The
-method, and the rule of the verdict, are ``wizard_env.training.iteration_curve``'s.
+method, and the rule of the verdict, are ``wizard_env.training.evaluation.iteration_curve``'s.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from wizard_env.training import iteration_curve
+from wizard_env.training.evaluation import iteration_curve
 from wizard_env.util import options
 
 from .common import make_rules

@@ -13,7 +13,7 @@ deal with the agent's own row) for a ``ppo`` spec; four copies against four ``ru
 deals. Prints the Markdown table and writes ``suite.md`` and ``suite.json`` (every figure, the per-deal
 scores of every table, the settings) into ``--out``; with ``--card docs/cards/NAME.toml`` that JSON then becomes the
 model card's NAME.json and the card NAME.md is made (``wizard card``). The method is
-``wizard_env.training.eval_suite``'s.
+``wizard_env.training.evaluation.eval_suite``'s.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from wizard_env.training import eval_suite
+from wizard_env.training.evaluation import eval_suite
 from wizard_env.util import options
 
 from .common import split_specs

@@ -9,7 +9,7 @@
     wizard recipe my.toml --out runs/mine --from margins                          # 'margins' and the steps after it again
     wizard recipe training/recipes/wizard-v13.toml --out runs/v13 --reuse runs/wizard-v12  # wizard-v12's finished steps copied
 
-A recipe (TOML; ``docs/recipes.md``, ``wizard_env.training.recipe``) lists the steps: ``wizard train-values``
+A recipe (TOML; ``docs/recipes.md``, ``wizard_env.training.recipes.recipe``) lists the steps: ``wizard train-values``
 iterations, a fresh fit on their data, the margin grid on held-out deals, the evaluation battery
 (``wizard eval-suite``) and the copy of the chosen checkpoint to ``--out/agent.npz`` with the model card's
 tables in ``--out/tables.md``. Each step writes into ``--out/steps/NAME`` and marks itself finished;
@@ -24,8 +24,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from wizard_env.training import recipe_run
-from wizard_env.training.recipe import load
+from wizard_env.training.recipes import recipe_run
+from wizard_env.training.recipes.recipe import load
 from wizard_env.training.common import say
 from wizard_env.util import options
 

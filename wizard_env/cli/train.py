@@ -9,10 +9,10 @@
     wizard train --backend rllib --out runs/rllib --resume                       # continue the run
     wizard train --backend rllib --address 10.0.0.1:6379 --num-env-runners 16  # on a running Ray cluster
 
-``--backend sb3`` (the default) is ``wizard_env.training.train``: it clones RuleAgent, then improves on it
+``--backend sb3`` (the default) is ``wizard_env.training.ppo.train``: it clones RuleAgent, then improves on it
 with PPO, and writes ``config.json``, TensorBoard logs, checkpoints and a learning curve into ``--out``
 (needs the train extras); the first Ctrl-C stops it at the next step, saves the last whole rollout's policy and
-exits (``--resume`` continues). ``--backend rllib`` is ``wizard_env.training.rllib_train``: one shared policy for
+exits (``--resume`` continues). ``--backend rllib`` is ``wizard_env.training.rllib.rllib_train``: one shared policy for
 every seat on Ray RLlib (needs the rllib extra); each backend refuses the options only the other one reads.
 
 ``--setting NAME`` (a named benchmark setting, ``wizard_env.envs.settings``; sb3 only) fixes the game and the
@@ -32,9 +32,9 @@ from typing import Any
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import parse_rounds
 from wizard_env.training import train_report
-from wizard_env.training.train import TrainConfig, run_training
+from wizard_env.training.ppo.train import TrainConfig, run_training
 from wizard_env.training.common import rule_opponents
-from wizard_env.training.train_resume import saved_config
+from wizard_env.training.ppo.train_resume import saved_config
 from wizard_env.util import options
 
 from .common import (Given, add_number_options, add_setting_option, command_rules, field_docs, make_rules, parse_mix,
@@ -45,7 +45,7 @@ DESCRIPTION = (
     "Clone RuleAgent's decisions, then improve on them with MaskablePPO in batched games against an "
     "opponent pool. Writes config.json, TensorBoard logs, checkpoints, and a learning curve of duplicate "
     "evaluations against RuleAgent (curve.csv, curve.png) into --out. With --backend rllib: self-play "
-    "PPO with one shared policy for every seat on Ray RLlib (wizard_env.training.rllib_train)."
+    "PPO with one shared policy for every seat on Ray RLlib (wizard_env.training.rllib.rllib_train)."
 )
 #: The options only ``--backend rllib`` reads, with their defaults.
 RLLIB_ONLY = (("address", ""), ("num_env_runners", 1), ("envs_per_runner", 4), ("iteration_steps", 8000))
@@ -152,8 +152,8 @@ def run(args: argparse.Namespace) -> int:
 
 def run_rllib(args: argparse.Namespace, defaults: dict[str, Any]) -> int:
     """``wizard train --backend rllib`` (``defaults``: the parser's defaults, to spot sb3-only options given)."""
-    from wizard_env.training.rllib_cluster import require_rllib
-    from wizard_env.training.rllib_train import RLlibConfig, run_rllib as train_rllib, train_report_config
+    from wizard_env.training.rllib.rllib_cluster import require_rllib
+    from wizard_env.training.rllib.rllib_train import RLlibConfig, run_rllib as train_rllib, train_report_config
 
     require_rllib()
     for name in SB3_ONLY:

@@ -25,10 +25,10 @@
 
 Each iteration plays games, tries every legal action of a share of the decisions on copies of the deal, fits a
 network to those values (``--targets search``: each action's mean over deals redrawn from what the player sees, as
-``pimc`` searches) and evaluates the new agent against RuleAgent (``wizard_env.training.train_values``
+``pimc`` searches) and evaluates the new agent against RuleAgent (``wizard_env.training.values.train_values``
 describes the run and what ``--out`` holds). The last agent is ``--out/checkpoints/latest.npz``, which
 ``wizard eval --agents ppo:PATH`` plays (or ``ppo:OUT``, the run folder). Needs the train extras; ``--backend ray``
-(``wizard_env.training.ray_collect``: the same data as the local worker processes) needs the rllib extra too.
+(``wizard_env.training.values.ray_collect``: the same data as the local worker processes) needs the rllib extra too.
 
 ``--setting NAME`` (a named benchmark setting, ``wizard_env.envs.settings``) fixes the game: its rules and player
 count (``--mix`` and the variant options beside it are an error). Its opponents, RuleAgents, are those of the
@@ -50,10 +50,10 @@ from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import Rules, parse_rounds
 from wizard_env.envs.settings import Setting, get_setting, refuse_beside
 from wizard_env.training.common import rule_opponents
-from wizard_env.training.train_values import run_training
-from wizard_env.training.gate import GATE_RULES
-from wizard_env.training.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig, read_run_config,
-                                               saved_rules, saved_settings)
+from wizard_env.training.values.train_values import run_training
+from wizard_env.training.evaluation.gate import GATE_RULES
+from wizard_env.training.values.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig,
+                                                      read_run_config, saved_rules, saved_settings)
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 

@@ -6,7 +6,7 @@
     # PPOConfig().environment("wizard", env_config={"num_players": 4, "rounds": 3}) ...
 
 Needs the ``rllib`` extra (``pip install -c constraints.txt -e '.[rllib]'``); ``import wizard_env``
-never imports Ray. ``wizard train --backend rllib`` (``wizard_env.training.rllib_train``) uses this env.
+never imports Ray. ``wizard train --backend rllib`` (``wizard_env.training.rllib.rllib_train``) uses this env.
 
 What RLlib sees
 ---------------

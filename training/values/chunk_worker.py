@@ -10,7 +10,7 @@ import numpy as np
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
 
 from . import rollout_values as rv
-from .common import json_rules
+from ..common import json_rules
 from .opponent_pool import build_pool
 
 

@@ -31,7 +31,7 @@ from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.engine.rules import Rules
 from wizard_env.util import options
 
-from .progress import Progress
+from ..progress import Progress
 
 
 @dataclass
@@ -144,7 +144,7 @@ def collect(rules: Rules, games: int, seed: int, learn: str, episode: str, teach
             advice: bool = False, progress: Callable[[int], object] | None = None) -> Demonstrations:
     """The teacher's (default RuleAgent's) decisions in the learned phases of ``games`` games where it holds every seat.
 
-    With ``advice`` the observations carry RuleAgent's choice as a one-hot, as ``wizard_env.training.advice.AdviceVecEnv``
+    With ``advice`` the observations carry RuleAgent's choice as a one-hot, as ``wizard_env.training.ppo.advice.AdviceVecEnv``
     gives them to the policy. ``progress(count)`` is called as ``count`` rounds end.
     """
     demos = _empty(games * decisions_per_game(rules, learn), advice)

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from wizard_env.agents.checkpoint import check_hidden
 from wizard_env.engine.rules import Rules
 from wizard_env.util.checks import short_repr
 
-from .common import rules_json
-
-if TYPE_CHECKING:
-    from .train import TrainConfig
+from ..common import rules_json
+from .train_config import TrainConfig
 
 
-def check_resume(out: Path, cfg: "TrainConfig", rules: Rules) -> None:
+def check_resume(out: Path, cfg: TrainConfig, rules: Rules) -> None:
     """ValueError if ``out``'s run was started with other rules or another network than this command asks for."""
     saved = saved_config(out)
     if saved is None:

@@ -13,12 +13,11 @@ import os
 import socket
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
 from wizard_env.util.extras import MissingExtra, install_command, require_extra
+from .rllib_config import RLlibConfig
 
-if TYPE_CHECKING:
-    from .rllib_train import RLlibConfig
 
 #: Seconds ``--address`` may take to answer before the run gives up.
 CONNECT_TIMEOUT_S = 10.0
@@ -98,7 +97,7 @@ def held_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def start_ray(address: str, cfg: "RLlibConfig") -> None:
+def start_ray(address: str, cfg: RLlibConfig) -> None:
     """Join the Ray cluster at ``address``, or start a small local instance ('' or None) for an RLlib run."""
     store = max(OBJECT_STORE_BYTES, 2 * cfg.iteration_steps * SAMPLE_BYTES_PER_STEP)
     init_ray(address, max(2, cfg.num_env_runners), store)

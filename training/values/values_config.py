@@ -1,5 +1,5 @@
 """The settings of ``wizard train-values`` (``ValuesConfig``), their checks, and a saved run's settings read back
-(``wizard_env.training.train_values`` runs them).
+(``wizard_env.training.values.train_values`` runs them).
 
 A run saves its settings as config.json and inside every checkpoint. ``check_config`` names the first impossible
 setting (as its option) before anything is written, ``read_run_config`` reads config.json back for ``--resume``,
@@ -26,9 +26,9 @@ from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
 from . import rollout_values as rv
-from .common import check_ranges, json_rules, rules_json
-from .evaluate import EVAL_BYTES_PER_GAME
-from .gate import check_rule
+from ..common import check_ranges, json_rules, rules_json
+from ..evaluation.evaluate import EVAL_BYTES_PER_GAME
+from ..evaluation.gate import check_rule
 from .opponent_pool import PREVIOUS, check_pool, names_checkpoint
 from .ray_collect import require_ray
 from .zero import is_zero
@@ -73,7 +73,7 @@ class ValuesConfig:
     soup: bool = False  #: with --gate, an iteration after rejected ones is judged, and kept, as the mean of the weights of its fit and theirs (every fit since the network that collects, all fitted from its weights): a rejected fit is not lost, and the mean of two such fits from wizard-v10 was better than each alone (docs/recipes.md)
     confirm: int = 0  #: with --gate, a network the gate keeps plays the gate's tables again on this many deals of their own and is kept only if --gate-rule keeps it there too: the gate's figures lean high over the networks it keeps (they are the deals that chose them), the confirming deals' do not (0: no confirmation)
     advice: bool = True  #: the network reads RuleAgent's choice and plays with --margin over it; False (--no-advice): from scratch, the observation alone, random weights, plain argmax, random play and rollouts in iteration 0, no RuleAgent but at its tables
-    zero: bool = False  #: with --no-advice, from the rules alone (training/zero.py): no RuleAgent in training at all (no --rule-tables; --pool of previous and zero checkpoints; --start and --data-from only zero runs); iteration 0 collects with a network of random weights drawn from --seed (checkpoints/init.npz), which also starts the first fit; RuleAgent stays in the evaluations
+    zero: bool = False  #: with --no-advice, from the rules alone (training/values/zero.py): no RuleAgent in training at all (no --rule-tables; --pool of previous and zero checkpoints; --start and --data-from only zero runs); iteration 0 collects with a network of random weights drawn from --seed (checkpoints/init.npz), which also starts the first fit; RuleAgent stays in the evaluations
 
 
 #: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
@@ -87,7 +87,7 @@ ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
 #: does), which measured better than ``last`` in self-play: see the model card.
 DATA = ("last", "all")
-#: What ``--backend`` may be: the same chunks either way (``wizard_env.training.ray_collect``).
+#: What ``--backend`` may be: the same chunks either way (``wizard_env.training.values.ray_collect``).
 BACKENDS = ("local", "ray")
 #: What ``--targets`` may be: values of one continuation in the true deal (rollout), or the mean over deals the
 #: player may believe (search, ``agents.rollouts.search_values``: what ``pimc`` chooses by).

@@ -148,7 +148,7 @@ def collect_values(rules: Rules, games: int, seed: int, phases: tuple[int, ...],
 #: are kept, 3: the trainer's agent), the one of the prior's RuleAgent (``search_top``), the one that picks the tables
 #: of RuleAgents and the one of their RuleAgents in the rollouts (``rule_tables``), the one that picks the pool's
 #: tables (``pool_tables``), the one that draws each such table's opponent, the one the trainer seeds the pool's
-#: agents from (``training.opponent_pool``), and the one of random play without advice.
+#: agents from (``training.values.opponent_pool``), and the one of random play without advice.
 SEARCH_STREAM, PRIOR_STREAM, TABLE_STREAM, TABLE_RULE_STREAM = 5, 6, 7, 8
 POOL_TABLE_STREAM, POOL_DRAW_STREAM, POOL_AGENT_STREAM, RANDOM_STREAM = 9, 10, 11, 12
 #: The stream of the bid model's RuleAgent (``search_infer``, a network's advice).

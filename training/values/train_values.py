@@ -4,19 +4,19 @@
 Each iteration has three parts, all in ``--out``:
 
 1. **Data** (``data/iter-K/chunk-N.npz``, each chunk written atomically, so a killed run keeps every finished
-   chunk; about 0.3 kB a decision, ``wizard_env.training.samples``): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
+   chunk; about 0.3 kB a decision, ``wizard_env.training.values.samples``): games played by the current agent at every seat (RuleAgent in iteration 0); at a ``--share`` of
    the decisions every legal action is tried on copies of the deal and the round is played out by the current
-   agent (``wizard_env.training.rollout_values``): each action's round score in that deal. With ``--targets search``
+   agent (``wizard_env.training.values.rollout_values``): each action's round score in that deal. With ``--targets search``
    the values come from search instead: each action's mean round score over ``--search-samples`` deals redrawn from
    what the acting player sees (``engine.determinize``), each played out by the current agent: what ``pimc``
    chooses by, so each iteration distils search on top of the previous agent into the next (expert iteration). In a
    ``--rule-tables`` share of the games the agent holds one seat against RuleAgents, in a ``--pool-tables`` share
-   against one agent of ``--pool`` (``wizard_env.training.opponent_pool``: earlier networks, the run's own with
+   against one agent of ``--pool`` (``wizard_env.training.values.opponent_pool``: earlier networks, the run's own with
    ``previous``), there and in the rollouts, and only its decisions are kept (``rollout_values.table_seats``). Settings
-   and their checks: ``wizard_env.training.values_config``. ``--workers`` processes
+   and their checks: ``wizard_env.training.values.values_config``. ``--workers`` processes
    (``wizard_env.util.workers``: Ctrl-C stops them within seconds, one stopped mid-chunk writes nothing, and they die
    with the run). A chunk is read whole and checked, so a damaged one is named with its remedy: delete it.
-2. **Fit** (``wizard_env.training.rollout_values.fit``): a network from the observation and RuleAgent's choice to
+2. **Fit** (``wizard_env.training.values.rollout_values.fit``): a network from the observation and RuleAgent's choice to
    the value of each action, fitted to those scores. The new agent plays the argmax, with ``--margin``
    points added to RuleAgent's choice (the checkpoint's ``advice_bonus``): it departs from RuleAgent only
    where it expects to gain more than that, so noise in the fit does not turn into play. The agent is
@@ -28,7 +28,7 @@ Each iteration has three parts, all in ``--out``:
 
 Iteration K+1 starts from iteration K's weights and collects its data with iteration K's agent, so each
 iteration improves on the agent of the one before (against itself as well as against RuleAgent); with ``--gate``,
-from the last iteration the gate kept (``wizard_env.training.gate``: one that climbed head to head and in self-play). ``--start
+from the last iteration the gate kept (``wizard_env.training.evaluation.gate``: one that climbed head to head and in self-play). ``--start
 CHECKPOINT`` gives iteration 0 that role: its data are collected by that agent (the shipped ``ppo``, say) and its fit
 starts from its weights, so expert iteration can start from a trained network rather than from RuleAgent. With
 ``--data all`` it fits the data of every iteration so far: the values of a mix of the earlier agents, as in
@@ -75,13 +75,14 @@ from wizard_env.util.workers import Workers
 from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
-from . import train_report
+from .. import train_report
 from .chunk_worker import CHUNK_RECOVERY, _chunk_samples, _collect_chunk, chunk_samples
-from .common import rules_json, run_lock
-from .gate import confirm_seed, confirmed, describe, gate_path, gate_seed, iterations_played, play_gate, read_gate, write_gate
+from ..common import rules_json, run_lock
+from ..evaluation.gate import (confirm_seed, confirmed, describe, gate_path, gate_seed, iterations_played, play_gate,
+                               read_gate, write_gate)
 from .opponent_pool import pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
-from .rllib_cluster import check_address
+from ..rllib.rllib_cluster import check_address
 from .values_config import (SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume, check_same_command,
                             checkpoint_config, earlier_runs, read_run_config)
 from .zero import initial_path, write_initial
@@ -136,7 +137,7 @@ class ValuesTrainer:
 
     def judge(self, iteration: int) -> None:
         """If ``iteration`` is gated: play the gate, make ``latest.npz`` the network it keeps (the new one, or the one
-        before), then write its verdict (``training.gate``)."""
+        before), then write its verdict (``training.evaluation.gate``)."""
         if not self.gated(iteration):
             return
         path, earlier = self.checkpoint(iteration), self.before(iteration)
@@ -321,7 +322,7 @@ class ValuesTrainer:
 
     def evaluate(self, agent: PPOAgent, samples: int) -> dict:
         """Duplicate deals of ``agent`` against RuleAgents at ``--players``, added to the curve; the curve row."""
-        from .evaluate import evaluate
+        from ..evaluation.evaluate import evaluate
 
         n, cfg = self.rules.num_players, self.cfg
         agents = [agent] + [RuleAgent(seed=np.random.default_rng([cfg.seed, 8, s])) for s in range(n - 1)]

@@ -1,5 +1,5 @@
 """The model card's evaluation battery as one call (``wizard eval-suite AGENT``); its figures pair evaluations of the
-same deals (``training.pairing``).
+same deals (``training.evaluation.pairing``).
 
 For an agent spec A and a seed S, every row is ``evaluate``'s duplicate deals (each played in every rotation
 of the seats), and every figure a mean over deals with its 95% interval (``mean_ci``):
@@ -40,10 +40,10 @@ from wizard_env.util.files import not_a_file, read_json, write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.util.workers import Workers
 
-from .common import locked_run
+from ..common import locked_run
 from .evaluate import EVAL_BYTES_PER_GAME, EvalResult, bid_accuracy_by_deal, evaluate
 from .pairing import Figure, Pairing, pair, paired, pm
-from .progress import Progress
+from ..progress import Progress
 
 FORMAT = "wizard-eval-suite/1"
 JSON_NAME, MARKDOWN_NAME = "suite.json", "suite.md"
@@ -402,7 +402,7 @@ wizard play --opponents {agent}                                  # you and it at
 
 ```python
 from wizard_env import Rules
-from wizard_env.training.evaluate import evaluate
+from wizard_env.training.evaluation.evaluate import evaluate
 
 result = evaluate(Rules.make(4), ["{agent}", "rule", "rule", "rule"], {python_deals}, seed=1, reference="rule")
 print(result.specs[0].diff)  # its points a game over the RuleAgents at its table, on {python_deals} deals
@@ -502,7 +502,7 @@ def card_files(path: str | os.PathLike) -> tuple[Path, Path, Path]:
 
 def load_card_text(path: Path) -> dict[str, Any]:
     """A card's text (NAME.toml), checked; ValueError naming the file and the key at fault."""
-    from .recipe import _toml  # the TOML parser of this Python (tomllib, or tomli on 3.10)
+    from ..recipes.recipe import _toml  # the TOML parser of this Python (tomllib, or tomli on 3.10)
 
     problem = not_a_file(path)
     if problem is not None:

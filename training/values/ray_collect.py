@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable
 
 from wizard_env.engine.rules import Rules
 
-from .rllib_cluster import OBJECT_STORE_BYTES, init_ray, require_rllib
+from ..rllib.rllib_cluster import OBJECT_STORE_BYTES, init_ray, require_rllib
 
 #: Times Ray runs a chunk task again after its worker process or machine died (an error the task raises is not retried).
 RETRIES = 3

@@ -33,12 +33,13 @@ from typing import Any, Callable
 from wizard_env.util.files import remove_temps, write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 
-from . import eval_suite, train_report
-from .common import run_lock
-from .fit_values import fit_fresh
-from .margins import copy_checkpoint, run_grid
+from ..evaluation import eval_suite
+from .. import train_report
+from ..common import run_lock
+from ..values.fit_values import fit_fresh
+from ..values.margins import copy_checkpoint, run_grid
 from .recipe import KEYS, SPEED_KEYS, Recipe, Step, first_change
-from .train_values import ValuesConfig, ValuesTrainer, run_chunks, run_training
+from ..values.train_values import ValuesConfig, ValuesTrainer, run_chunks, run_training
 
 FORMAT = "wizard-recipe-run/1"
 DONE = "done.json"

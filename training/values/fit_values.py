@@ -28,7 +28,7 @@ from wizard_env.agents.ppo_agent import phase_bonus, save_checkpoint
 from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
-from .common import check_ranges
+from ..common import check_ranges
 from .chunk_worker import CHUNK_RECOVERY
 from .values_config import ValuesConfig, advice_bonus, check_config, checkpoint_config
 

@@ -33,9 +33,9 @@ from wizard_env.util.files import write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 
 from . import rollout_values as rv
-from .eval_suite import Table
-from .pairing import Figure, deal_means, pair
-from .evaluate import EVAL_BYTES_PER_GAME, EvalResult, evaluate
+from ..evaluation.eval_suite import Table
+from ..evaluation.pairing import Figure, deal_means, pair
+from ..evaluation.evaluate import EVAL_BYTES_PER_GAME, EvalResult, evaluate
 
 #: What a grid may be chosen by: the mean against RuleAgents, in self-play, or their sum.
 CHOOSE = ("rule", "self-play", "both")

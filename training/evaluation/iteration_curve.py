@@ -49,7 +49,7 @@ from wizard_env.util.extras import require_extra
 from wizard_env.util.files import read_json, write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 
-from .common import locked_run
+from ..common import locked_run
 from .eval_report import new_figure
 from .eval_suite import DEFAULT_DEALS, DEFAULT_SEED, RULE, Table, play_table, table_json, versus
 from .pairing import Figure, paired, pm, verdict

@@ -35,11 +35,11 @@ from typing import Any, Callable
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_env.util.checks import short_repr
 
-from . import eval_suite
-from .fit_values import FitConfig, check_fit
-from .margins import MarginGrid, check_grid
-from .opponent_pool import names_checkpoint
-from .values_config import RESUME_MAY_CHANGE, ValuesConfig, check_config
+from ..evaluation import eval_suite
+from ..values.fit_values import FitConfig, check_fit
+from ..values.margins import MarginGrid, check_grid
+from ..values.opponent_pool import names_checkpoint
+from ..values.values_config import RESUME_MAY_CHANGE, ValuesConfig, check_config
 
 KINDS = ("train-values", "fit-values", "margins", "eval-suite", "publish")
 #: The kinds of step whose checkpoint another step may name.

@@ -1,11 +1,11 @@
 """Your own stable-baselines3 model as a ``wizard-ppo/1`` checkpoint, for ``PPOAgent`` and the command line.
 
-    from wizard_env.training.export import export_model
+    from wizard_env.training.ppo.export import export_model
     export_model(model, "my-agent.npz", env.rules)     # a MaskablePPO, or the path of its model.save() zip
     # then: wizard eval --players 4 --agents ppo:my-agent.npz,rule,rule,rule
 
 The model must be sb3-contrib's ``MaskablePPO`` with the ``MlpPolicy`` (ReLU or Tanh layers) trained on
-``WizardVecEnv`` or ``WizardSingleAgentEnv`` (the observation vector), or on ``wizard_env.training.advice.AdviceVecEnv``
+``WizardVecEnv`` or ``WizardSingleAgentEnv`` (the observation vector), or on ``wizard_env.training.ppo.advice.AdviceVecEnv``
 (the observation and RuleAgent's choice). The checkpoint is written by the code that writes
 ``wizard train``'s checkpoints; the agent plays the argmax of the masked logits, as
 ``model.predict(..., deterministic=True)`` does.
