@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/search_targets_speed.py                              # 4 players, 24 games, samples 4
     python benchmarks/search_targets_speed.py --players 3 --games 48 --search-samples 8 --turns 5
-    python benchmarks/search_targets_speed.py --checkpoint agents/pretrained/wizard-v2.npz --search-top 4 --games 8
+    python benchmarks/search_targets_speed.py --checkpoint zoo/wizard-v2.npz --search-top 4 --games 8
     python benchmarks/search_targets_speed.py --checkpoint agents/pretrained/wizard-v7.npz --search-top 3 --search-infer
 
 What a train-values worker does in iteration 0 (RuleAgent at every seat and in the rollouts, a quarter of the

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from wizard_env.cli.main import main
-from wizard_env.training.evaluation import eval_suite
+from wizard_env.training.evaluation import cards
 
 CARDS_DIR = Path(__file__).resolve().parent.parent / "docs" / "cards"
 TEXTS = sorted(CARDS_DIR.glob("*.toml"))
@@ -34,8 +34,8 @@ def test_the_cards_of_the_shipped_agents_are_there():
 @pytest.mark.parametrize("text", TEXTS, ids=lambda path: path.stem)
 def test_every_card_is_what_its_text_and_json_make(text):
     card = text.with_suffix(".md").read_text(encoding="utf-8")
-    assert card == eval_suite.make_card(text), f"run: wizard card docs/cards/{text.name}"
-    assert len(card.splitlines()) <= eval_suite.MAX_CARD_LINES == 150
+    assert card == cards.make_card(text), f"run: wizard card docs/cards/{text.name}"
+    assert len(card.splitlines()) <= cards.MAX_CARD_LINES == 150
     assert card.startswith(f"# `{text.stem}`: ")
     assert [line for line in card.splitlines() if line.startswith("## ")] == [
         "## How to play it", "## How it was made", "## The battery", "## What bounds it"]
@@ -68,7 +68,7 @@ def test_every_figure_of_a_cards_table_is_its_jsons_and_the_json_holds_the_games
 def test_rename_changes_the_names_that_start_a_spec_only():
     renames = {"ppo": "net", "ppo-v12": "net-v12"}
     text = "`ppo` vs `ppo:play=rule` (`--agents ppo,ppo-v12,ppo-bid --reference ppo-v12`) `search:rollout=ppo` ppo-v7"
-    assert eval_suite.rename(text, renames) == (
+    assert cards.rename(text, renames) == (
         "`net` vs `net:play=rule` (`--agents net,net-v12,ppo-bid --reference net-v12`) `search:rollout=ppo` ppo-v7")
 
 
@@ -109,7 +109,7 @@ def test_suite_takes_a_new_batterys_json_as_the_cards(card, tmp_path, capsys):
     (lambda text: text.replace("bounds = ", "limits = "), "'bounds' must be Markdown text"),
     (lambda text: text + "\ncolour = \"red\"\n", "unknown key 'colour'"),
     (lambda text: text + "\neval_deals = 0\n", "'eval_deals' must be a number of deals"),
-    (lambda text: text.replace('title = "', 'title = '), "is not valid TOML"),
+    (lambda text: text.replace('title = "', 'title = '), "not valid TOML"),
     (lambda text: text.replace('what = """', 'what = """' + "line\n" * 200), "at most 150"),
 ])
 def test_a_bad_text_is_named_in_one_line_and_nothing_is_written(card, change, message, capsys):

@@ -14,7 +14,7 @@ import pytest
 
 from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
-from wizard_env.training.evaluation import eval_suite
+from wizard_env.training.evaluation import cards, eval_suite
 from wizard_env.training.evaluation.eval_suite import SuiteConfig, plan
 from wizard_env.training.evaluation.pairing import paired
 from wizard_env.training.evaluation.evaluate import evaluate
@@ -187,7 +187,7 @@ def test_card_makes_the_model_card_from_the_batterys_json(battery, tmp_path, cap
     assert written == json.loads((tmp_path / "suite" / eval_suite.JSON_NAME).read_text())
     assert written["rows"] == [{**row, "wall_seconds": r["wall_seconds"]} for row, r in zip(data["rows"], written["rows"])]
     card = (tmp_path / "rule.md").read_text()
-    assert card == eval_suite.make_card(text) and card.startswith("# `rule`: the heuristic\n")
+    assert card == cards.make_card(text) and card.startswith("# `rule`: the heuristic\n")
     assert "`wizard eval-suite rule --reference random --games 3 --players-battery 3 --seed 1`" in card
 
 

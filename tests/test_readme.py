@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+import pytest
 
 from doc_blocks import ROOT, python_blocks
 
@@ -28,3 +31,17 @@ def test_the_table_the_readme_says_make_demo_prints_is_what_it_prints(tmp_path: 
     assert main([*recipe[:out + 1], str(tmp_path / "demo"), *recipe[out + 2:]]) == 0
     printed = capsys.readouterr().out
     assert [line for line in shown.splitlines() if line not in printed.splitlines()] == []
+
+
+@pytest.mark.parametrize("name", ["net", "search", "net-bid"])
+def test_the_agents_tables_give_each_carded_agent_the_strength_its_card_measured(name: str):
+    """README's and docs/agents.md's row of an agent with a card shows its card's row against three `rule`, as the
+    card's JSON (what `wizard eval-suite` wrote) has it: the difference, its interval and the deals."""
+    suite = json.loads((README.parent / "docs" / "cards" / f"{name}.json").read_text())
+    figure = next(row for row in suite["rows"] if row["key"] == "rule")["figures"]["diff"]
+    strength = f"{figure['mean']:+.1f} ± {figure['ci95']:.1f}"
+    readme_row = next(line for line in README.read_text().splitlines() if line.startswith(f"| `{name}`"))
+    assert f"| {strength} ({suite['deals']:,} deals) |" in readme_row
+    agents_row = next(line for line in (README.parent / "docs" / "agents.md").read_text().splitlines()
+                      if line.startswith(f"| `{name}` | ") and "[card]" in line)
+    assert agents_row.startswith(f"| `{name}` | {strength} | {suite['deals']:,} |")

@@ -24,7 +24,8 @@ from wizard_env.engine.observation import OBS_SIZE, observe
 from wizard_env.engine.rules import Rules
 from wizard_env.training.recipes import recipe as recipes
 from wizard_env.training.values import rollout_values as rv
-from wizard_env.training.recipes.recipe_run import DONE, check_out, goes_on, run_recipe
+from wizard_env.training.recipes.recipe_plan import DONE, check_out
+from wizard_env.training.recipes.recipe_run import goes_on, run_recipe
 from wizard_env.training.values.rollout_values import VALUE_SCALE
 from wizard_env.training.values.values_config import LATER_DEFAULTS
 
@@ -724,7 +725,7 @@ def test_reuse_goes_on_with_a_train_values_step_given_more_stages_as_a_run_from_
 def test_docs_recipe_that_runs_on_from_wizard_v11s_rise_goes_on_from_a_run_of_it(tmp_path: Path):
     from wizard_env.training.recipes.recipe_run import goes_on
 
-    text = (ROOT / "docs" / "recipes.md").read_text().split("A recipe that runs on from another's last gated step")[1]
+    text = (ROOT / "docs" / "training.md").read_text().split("A recipe that runs on from another's last gated step")[1]
     example = text.split("```toml\n")[1].split("```")[0]
     shutil.copytree(ROOT / "training" / "recipes", tmp_path / "training" / "recipes")  # beside the recipes it extends
     (tmp_path / "agents").symlink_to(ROOT / "agents")

@@ -22,7 +22,7 @@ from wizard_env.engine.batch import WizardBatch  # noqa: E402
 from wizard_env.engine.observation import OBS_SIZE  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
 from wizard_env.training.values import rollout_values as rv  # noqa: E402
-from wizard_env.training.recipes.recipe_run import values_command  # noqa: E402
+from wizard_env.training.recipes.recipe_plan import values_command  # noqa: E402
 from wizard_env.training.values.train_values import ValuesConfig, ValuesTrainer, run_training  # noqa: E402
 from wizard_env.training.values.values_config import check_config  # noqa: E402
 

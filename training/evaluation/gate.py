@@ -13,7 +13,7 @@ Which candidate is **kept** is ``--gate-rule``'s (``keeps``):
 
 - ``means`` (the default): it beats the earlier network head to head (``previous`` above 0) and does not lose in
   self-play (``self_play_change`` at least 0): the means, so that a level step is a coin toss rather than a sure
-  rejection (docs/recipes.md, "How many deals a gate needs": the chance that a slightly worse fit passes, by DEALS);
+  rejection (docs/training.md: the chance that a slightly worse fit passes, by DEALS);
 - ``climbs``: the interval of ``previous`` lies above 0 (mean - half-width > 0), and ``self_play_change`` is at least
   0 as under ``means``: a step ``wizard eval-iterations`` would call *climbs* on the gate's deals
   (``pairing.verdict``) and that ``means`` keeps too. A level fit is rejected (but for one time in 40), and so is a
@@ -31,7 +31,7 @@ own fit and of every fit rejected since the network that collects (``ValuesTrain
 from that network's weights, so their mean is a network near them all (a "model soup"), and it carries the data of
 each. The checkpoint records how many fits it averages (``soup_fits``); a kept one collects and starts the next fits
 as any kept network does. From wizard-v10, where the gate rejected two fits, their mean was better than each of them
-head to head and in self-play on that one's gate deals, and the mean of three was kept under ``climbs`` (docs/recipes.md,
+head to head and in self-play on that one's gate deals, and the mean of three was kept under ``climbs`` (docs/training.md,
 "Fits from wizard-v10, and --soup").
 
 ``--confirm DEALS`` plays a kept candidate's two tables again, on ``DEALS`` deals of their own (``confirm_seed``), and
@@ -39,8 +39,7 @@ keeps it only if the same rule keeps it there too (``confirmed``; the verdict re
 figures are those of the deals that chose the candidate, so over the fits a gate keeps they lean high (the winner's
 curse: a level fit that passes did so on deals that favoured it); the confirming deals chose nothing, and their
 figures are an unbiased measure of the kept step. From wizard-v11, a fit the gate kept at +1.9 ± 1.2 head to head
-(4,000 deals) measured +1.1 ± 1.7 and +1.0 ± 1.7 on two sets of 2,000 other deals (docs/recipes.md, "The winner's
-curse, and ``--confirm``").
+(4,000 deals) measured +1.1 ± 1.7 and +1.0 ± 1.7 on two sets of 2,000 other deals (docs/training.md).
 
 ``--patience N`` stops a gated run once N iterations in a row were rejected (``iterations_played``): the next would
 collect with the same network again, and the gate could not tell its fits from that network. The run then ends

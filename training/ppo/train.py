@@ -3,20 +3,19 @@
 
 The run: the policy reads RuleAgent's choice as an input (``wizard_env.training.ppo.advice``; ``--no-advice``) and
 clones RuleAgent's decisions first (``wizard_env.training.ppo.warm_start``; ``--bc-epochs 0``: none, PPO starts from
-random weights), then PPO improves on them in games of
-every player count of ``--mix`` (``MixedVecEnv``; ``--episode round``, the default: every round ends
-an episode).
-Every ``--eval-every`` steps (after the PPO update of the rollout that reached them) the policy plays duplicate deals against three RuleAgents
-(``wizard_env.training.evaluation.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder also holds ``config.json``, TensorBoard logs (``tb/``) and
-checkpoints (``checkpoints/step-N.npz`` and ``latest.npz``, written atomically).
+random weights), then PPO improves on them in games of every player count of ``--mix`` (``MixedVecEnv``;
+``--episode round``, the default: every round ends an episode). Every ``--eval-every`` steps (after the PPO update
+of the rollout that reached them) the policy plays duplicate deals against three RuleAgents
+(``wizard_env.training.evaluation.evaluate``); the results go to ``curve.csv`` and ``curve.png``. The output folder
+also holds ``config.json``, TensorBoard logs (``tb/``) and checkpoints (``checkpoints/step-N.npz`` and
+``latest.npz``, written atomically).
 
 Time: ``--max-minutes`` caps each session, its warm start and evaluations included. The warm start takes at most
-``WARM_START_SHARE`` of it (``wizard_env.training.ppo.warm_start``); PPO stops at the last whole rollout once only the time
-of the last evaluation is left, kept for the final one; a session that stopped so says where its time went.
+``WARM_START_SHARE`` of it (``wizard_env.training.ppo.warm_start``); PPO stops at the last whole rollout once only
+the time of the last evaluation is left, kept for the final one; a session that stopped so says where its time went.
 
-Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2
-and the value head trains at unit scale; observations are used as encoded (``wizard_env.engine.observation``
-already scales counts to 0..1 and scores by 1/100).
+Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2 and the value head
+trains at unit scale; observations are used as encoded (``engine.observation`` scales counts to 0..1, scores by 1/100).
 """
 
 from __future__ import annotations

@@ -1,3 +1,3 @@
-"""Recipes (``wizard recipe``): the TOML files of this folder, read and checked by ``recipe`` and run by
-``recipe_run``.
+"""Recipes (``wizard recipe``): the TOML files of this folder, read and checked by ``recipe``, planned and
+listed by ``recipe_plan`` and run by ``recipe_run``.
 """

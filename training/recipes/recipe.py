@@ -1,5 +1,5 @@
 """A recipe: every step that builds a checkpoint, with its settings and seeds, in one TOML file (``wizard recipe``;
-``docs/recipes.md``; the recipes of the shipped agents and of experiments are in ``training/recipes/``).
+``docs/training.md``; the recipes of the shipped agents and of experiments are in ``training/recipes/``).
 
 A recipe has a ``name``, an optional ``description`` and its steps, each a ``[[step]]`` table with a ``name`` (a
 folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that kind:
@@ -25,7 +25,6 @@ records and compares (``Recipe.raw``) is the one written out.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 import re
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import Any, Callable
 
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_env.util.checks import short_repr
+from wizard_env.util.files import read_toml
 
 from ..evaluation import eval_suite
 from ..values.fit_values import FitConfig, check_fit
@@ -159,16 +159,6 @@ def _option_key(message: str) -> tuple[str | None, str]:
     return (key_of(found[1]) if found else None), re.sub(r"--([a-z][a-z-]*)", lambda m: key_of(m[1]), message)
 
 
-def _toml() -> Any:
-    """The TOML parser: the standard library's ``tomllib`` (Python 3.11), or ``tomli``, where it came from, on 3.10."""
-    for name in ("tomllib", "tomli"):
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError:
-            pass
-    raise ValueError("a recipe is TOML, which Python reads from 3.11 on (tomllib): use Python 3.11, or pip install tomli")
-
-
 def load(path: str | Path) -> Recipe:
     """Read and check a recipe file (and the recipes it ``extends``); ValueError naming the file, the step and the key
     at fault."""
@@ -178,15 +168,7 @@ def load(path: str | Path) -> Recipe:
 
 def _read(path: Path) -> dict[str, Any]:
     """A recipe file's TOML; ValueError naming the file."""
-    toml = _toml()
-    try:
-        return toml.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ValueError(f"recipe {path}: cannot read it ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"recipe {path}: not a UTF-8 text file") from None
-    except (toml.TOMLDecodeError, RecursionError) as e:
-        raise ValueError(f"recipe {path}: not valid TOML ({str(e)[:200] or 'nested too deeply'})") from None
+    return read_toml(path, "recipe")
 
 
 def _expanded(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:

@@ -1,17 +1,35 @@
 """The work of one data chunk of ``wizard train-values`` (``train_values``): a worker process or Ray task plays its
-games and values its decisions (``rollout_values.collect_values``); and the chunk files' checked reading."""
+games and values its decisions (``rollout_values.collect_values``), the task that says which (``chunk_task``); and
+the chunk files' checked reading."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
+from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent, load_checkpoint
+from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
-from ..common import json_rules
+from ..common import json_rules, rules_json
 from .opponent_pool import build_pool
+
+if TYPE_CHECKING:
+    from .values_config import ValuesConfig
+
+
+def chunk_task(cfg: ValuesConfig, path: Path, rules: Rules, iteration: int, index: int, checkpoint: str,
+               opponents: tuple[str, ...]) -> tuple:
+    """The task of chunk ``index`` of ``iteration`` (what ``_chunk_samples`` unpacks), to be written to ``path``: its
+    seed a function of the run's seed, the iteration and the index; ``checkpoint``: the agent that collects ("": none);
+    ``opponents``: the pool's agent specs."""
+    seed = int(np.random.default_rng([cfg.seed, iteration, index]).integers(2**62))
+    search = cfg.search_samples if cfg.targets == "search" else 0  # 0: rollout values in the true deal
+    return (str(path), rules_json(rules), cfg.games, seed, LEARNED_PHASES[cfg.learn], cfg.share, checkpoint,
+            cfg.torch_threads, search, cfg.search_top if search else 0, cfg.rule_tables, opponents, cfg.pool_tables,
+            cfg.advice, bool(search and cfg.search_infer))
 
 
 def _collect_chunk(task: tuple) -> tuple[str, int]:

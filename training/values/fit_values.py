@@ -1,5 +1,5 @@
 """A fresh network fitted on the data of several iterations of ``wizard train-values`` (a recipe's ``fit-values``
-step; ``ppo-v1`` is such a fit, ``agents/pretrained/MODEL_CARD-wizard-v1.md``).
+step; ``ppo-v1`` is such a fit, ``docs/history.md``).
 
 A train-values iteration fits from the previous iteration's weights; this fit starts from a new network of its
 own size, seeded with its own seed, and reads the chunks of the iterations it is given, in iteration order: of

@@ -55,20 +55,20 @@ the same way once its gate has rejected that many iterations in a row (``gate.it
 iteration after rejected ones as the mean of its fit's weights and theirs (``ValuesTrainer.soup``, ``gate``).
 
 The module runs past 400 lines because ``ValuesTrainer`` is one run: its data, fits, gate and stops share the
-run's folder, settings and clock; the rules they apply live beside it (``gate``, ``chunk_worker``, ``values_config``).
+run's folder, settings and clock; the rules they apply live beside it (``gate``, ``chunk_worker``, ``values_config``),
+and the lines it reports as it goes in ``values_progress``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
 import numpy as np
 
-from wizard_env.agents.ppo_agent import LEARNED_PHASES, PPOAgent, load_checkpoint, phase_bonus, save_checkpoint
+from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, phase_bonus, save_checkpoint
 from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.util.files import remove_temps
 from wizard_env.util.workers import Workers
@@ -76,13 +76,14 @@ from wizard_env.engine.rules import Rules
 
 from . import rollout_values as rv
 from .. import train_report
-from .chunk_worker import CHUNK_RECOVERY, _chunk_samples, _collect_chunk, chunk_samples
+from .chunk_worker import CHUNK_RECOVERY, _chunk_samples, _collect_chunk, chunk_task
 from ..common import rules_json, run_lock
 from ..evaluation.gate import (confirm_seed, confirmed, describe, gate_path, gate_seed, iterations_played, play_gate,
                                read_gate, write_gate)
 from .opponent_pool import pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from ..rllib.rllib_cluster import check_address
+from .values_progress import ChunkTally, fit_line, resumed_line
 from .values_config import (SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume, check_same_command,
                             checkpoint_config, earlier_runs, read_run_config)
 from .zero import initial_path, write_initial
@@ -167,47 +168,14 @@ class ValuesTrainer:
         folder = self.out / "data" / f"iter-{iteration}"
         folder.mkdir(parents=True, exist_ok=True)
         checkpoint = self.before(iteration)
-        phases = LEARNED_PHASES[cfg.learn]
         opponents = self.pool(iteration) if cfg.pool_tables else ()
 
         def path(i: int) -> Path:
             return folder / f"chunk-{i:05d}.npz"
 
-        def task(i: int) -> tuple:
-            rules = self.mix[i % len(self.mix)]
-            seed = int(np.random.default_rng([cfg.seed, iteration, i]).integers(2**62))
-            search = cfg.search_samples if cfg.targets == "search" else 0  # 0: rollout values in the true deal
-            return (str(path(i)), rules_json(rules), cfg.games, seed, phases, cfg.share, checkpoint, cfg.torch_threads, search,
-                    cfg.search_top if search else 0, cfg.rule_tables, opponents, cfg.pool_tables, cfg.advice,
-                    bool(search and cfg.search_infer))
-
-        sizes: dict[int, int] = {}  # decisions of each finished chunk, by index
-
-        def in_hand() -> tuple[int, int]:
-            """The decisions of the chunks finished from chunk 0 on without a gap (the iteration's, as they come in),
-            and those of chunks finished ahead of a chunk before them (counted once that one is in); once the
-            iteration has enough, the decisions of the chunks it uses."""
-            used = enough()
-            if used is not None:
-                return sum(sizes[i] for i in range(used)), 0
-            first = next(i for i in itertools.count() if i not in sizes)
-            return sum(sizes[i] for i in range(first)), sum(v for i, v in sizes.items() if i > first)
-
-        def enough() -> int | None:
-            """The number of first chunks, in index order, that hold ``samples`` decisions (None: not yet finished).
-            The iteration uses exactly those, whatever order the workers finished in, so a seed gives one data set."""
-            total = 0
-            for i in itertools.count():
-                if i not in sizes:
-                    break
-                total += sizes[i]
-                if total >= cfg.samples:
-                    return i + 1
-            return None
-
-        while path(len(sizes)).is_file() and enough() is None:  # finished by an earlier, interrupted run
-            sizes[len(sizes)] = chunk_samples(path(len(sizes)))
-        if sizes and enough() is None:
+        tally = ChunkTally(cfg.samples)
+        sizes, enough = tally.sizes, tally.enough  # decisions of each finished chunk, by index
+        if tally.read_finished(path):  # chunks finished by an earlier, interrupted run, not enough
             self.log(f"iteration {iteration}: {len(sizes)} chunks ({sum(sizes.values()):,} decisions) already collected")
         if enough() is None:
             start, before, index = time.monotonic(), sum(sizes.values()), len(sizes)
@@ -222,7 +190,8 @@ class ValuesTrainer:
                     if iteration and self.out_of_time():  # the chunks still running are stopped as the block is left
                         raise OutOfTime
                     while len(running) < cfg.workers and sum(sizes.values()) < cfg.samples or not running:
-                        future = pool.submit(_chunk_samples, task(index), agent, read) if ray else pool.submit(_collect_chunk, task(index))
+                        task = chunk_task(cfg, path(index), self.mix[index % len(self.mix)], iteration, index, checkpoint, opponents)
+                        future = pool.submit(_chunk_samples, task, agent, read) if ray else pool.submit(_collect_chunk, task)
                         running[future] = index
                         index += 1
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -235,22 +204,10 @@ class ValuesTrainer:
                         else:
                             sizes[i] = future.result()[1]
                         if not self.quiet:  # a line per chunk, also when several finished at once
-                            (counted, ahead), now = in_hand(), time.monotonic()
-                            rate, minutes = (counted + ahead - before) / (now - start), (now - self.started) / 60
-                            waiting = f"; {ahead:,} more in chunks finished ahead of their turn" if ahead else ""
-                            self.log(f"iteration {iteration}: chunk {i} done: {counted:,} decisions collected, "
-                                     f"{cfg.samples:,} needed{waiting} ({rate:,.0f}/s, {minutes:.1f} min)")
-                used = enough()
-                assert used is not None  # the loop above ran until enough chunks were in
-                spare = sorted(i for i in sizes if i >= used)
+                            self.log(tally.chunk_line(iteration, i, before, start, self.started))
                 if not self.quiet:
-                    unused = (f"; {len(spare)} more chunk(s) collected alongside them ({sum(sizes[i] for i in spare):,} "
-                              "decisions) are not used" if spare else "")
-                    self.log(f"iteration {iteration}: uses chunks 0-{used - 1}, {sum(sizes[i] for i in range(used)):,} "
-                             f"decisions (whole chunks of --games {cfg.games}, until --samples {cfg.samples:,}){unused}")
-        used = enough()
-        assert used is not None  # the loop above ran until enough chunks were in
-        return [path(i) for i in range(used)], sum(sizes[i] for i in range(used))
+                    self.log(tally.uses_line(iteration, cfg.games))
+        return tally.used(path)
 
     def done(self) -> dict:
         """What the run did: the decisions of its finished iterations, its wall time (up to the end of ``run``), what
@@ -339,16 +296,6 @@ class ValuesTrainer:
         finally:
             self.ended = time.monotonic()
 
-    def resumed_from(self, iteration: int) -> str:
-        """The line of a resumed run that goes on at ``iteration`` (the iterations before it are finished)."""
-        if not iteration:
-            return f"resumed {self.out}: no iteration finished yet; iteration 0 goes on (its finished chunks are kept)"
-        path = self.checkpoint(iteration - 1)
-        went_on = (f"iteration {iteration} goes on" if iteration < self.cfg.iterations
-                   else f"every iteration of --iterations {self.cfg.iterations} is finished")
-        return (f"resumed {self.out} from {path.relative_to(self.out)} (iteration {iteration - 1}: {self.samples:,} "
-                f"decisions, {(time.monotonic() - self.started) / 60:.1f} min): {went_on}")
-
     def _iterations(self) -> PPOAgent:
         agent: PPOAgent | None = None
         played = "RuleAgent" if self.cfg.advice else "the agent that played"  # whose choice the held-out figures compare with
@@ -361,10 +308,11 @@ class ValuesTrainer:
                 if not self.finished(iteration):  # killed in the gate: it is played again
                     self.judge(iteration)
                 if self.resumed and iteration == self.cfg.iterations - 1:
-                    self.log(self.resumed_from(iteration + 1))
+                    self.log(resumed_line(self.out, path, iteration + 1, self.cfg.iterations, self.samples, time.monotonic() - self.started))
                 continue
             if self.resumed:  # said once, at the first iteration this session plays
-                self.log(self.resumed_from(iteration))
+                self.log(resumed_line(self.out, self.checkpoint(iteration - 1), iteration, self.cfg.iterations, self.samples,
+                                      time.monotonic() - self.started))
                 self.resumed = False
             if iteration >= self.played():
                 self.stopped_by = "patience"
@@ -393,20 +341,6 @@ class ValuesTrainer:
         if self.cfg.gate:  # the network the gate kept last
             agent = PPOAgent.load(self.out / "checkpoints" / "latest.npz", seed=np.random.default_rng([self.cfg.seed, 7]))
         return agent
-
-
-def fit_line(stats: dict, own: int, played: str, seconds: float) -> str:
-    """What a fit did in ``seconds`` (``stats``: ``ValuesTrainer.fit``'s; ``own``: the iteration's own decisions;
-    ``played``: whose choices the held-out figures compare with): the decisions it fitted, where they came from, what
-    it held out."""
-    total = stats["decisions"] + stats["held_out"]
-    source = f"all {own:,} of this iteration's" if total == own else f"{own:,} of this iteration and {total - own:,} earlier"
-    line = f"fitted {stats['decisions']:,} decisions in {seconds:.0f} s ({source}"
-    if not stats["held_out"]:
-        return f"{line}; none held out: every 12th chunk is held out, 12 or more are needed), loss {stats['loss']:.3f}"
-    gained = ", ".join(f"{k} {v:+.2f}" for k, v in stats.items() if k in ("trump", "bid", "play"))
-    return (f"{line}, less {stats['held_out']:,} held out), loss {stats['loss']:.3f}; on held-out games it departs from "
-            f"{played} at {stats['differs']:.1%} of decisions, gain per decision by phase: {gained}")
 
 
 def run_chunks(folder: Path, run: ValuesConfig, rules: Rules, iterations: list[int] | None,

@@ -7,14 +7,14 @@
 A card is three files of one name: NAME.toml, its text written by hand (``title``, ``what``, ``made``, ``bounds``,
 Markdown; ``renames`` maps names the battery ran under to today's), NAME.json, the JSON ``wizard eval-suite`` wrote,
 and NAME.md, made from both by one template; NAME is the agent's spec. Every figure of the card's tables is computed
-from the JSON. The method is ``wizard_env.training.evaluation.eval_suite``'s (``CARD_TEMPLATE``, ``write_card``).
+from the JSON. The method is ``wizard_env.training.evaluation.cards``' (``CARD_TEMPLATE``, ``write_card``).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from wizard_env.training.evaluation import eval_suite
+from wizard_env.training.evaluation import cards
 from wizard_env.util import options
 
 VARIANT_OPTIONS = False
@@ -40,15 +40,15 @@ def run(args: argparse.Namespace) -> int:
     if args.suite is not None and (args.check or len(args.cards) > 1):
         raise ValueError("--suite gives one card its battery: name one CARD, without --check")
     if args.check:
-        stale = [path for path in args.cards if eval_suite.stale_card(path)]
+        stale = [path for path in args.cards if cards.stale_card(path)]
         for path in stale:
-            print(f"{eval_suite.card_files(path)[2]} differs from what its text and JSON make: run wizard card {path}")
+            print(f"{cards.card_files(path)[2]} differs from what its text and JSON make: run wizard card {path}")
         if not stale:
             print(f"{len(args.cards)} card{'s' if len(args.cards) > 1 else ''} as their files make them")
         return 1 if stale else 0
     for path in args.cards:  # every card made before one is written: a bad one changes nothing
-        eval_suite.make_card(path, args.suite)
+        cards.make_card(path, args.suite)
     for path in args.cards:
-        written = eval_suite.write_card(path, args.suite)
+        written = cards.write_card(path, args.suite)
         print(f"wrote {', '.join(map(str, written))}")
     return 0

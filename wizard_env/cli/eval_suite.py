@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from wizard_env.training.evaluation import eval_suite
+from wizard_env.training.evaluation import cards, eval_suite
 from wizard_env.util import options
 
 from .common import split_specs
@@ -94,12 +94,12 @@ def run(args: argparse.Namespace) -> int:
 
     config = config_from(args)
     if args.card is not None:  # the card's text is checked before any game
-        eval_suite.load_card_text(eval_suite.card_files(args.card)[0])
+        cards.load_card_text(cards.card_files(args.card)[0])
     out = args.out or f"runs/eval-suite-{args.seed}"
     data, paths = eval_suite.run_to(out, config, log=lambda line: tqdm.write(line, file=sys.stderr),
                                     quiet=args.quiet, version=installed_version())
     print(eval_suite.format_markdown(data), end="")
     if args.card is not None:
-        paths += eval_suite.write_card(args.card, paths[-1])
+        paths += cards.write_card(args.card, paths[-1])
     print(f"\nwrote {', '.join(str(p) for p in paths)}")
     return 0

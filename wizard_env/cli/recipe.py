@@ -9,7 +9,7 @@
     wizard recipe my.toml --out runs/mine --from margins                          # 'margins' and the steps after it again
     wizard recipe training/recipes/wizard-v13.toml --out runs/v13 --reuse runs/wizard-v12  # wizard-v12's finished steps copied
 
-A recipe (TOML; ``docs/recipes.md``, ``wizard_env.training.recipes.recipe``) lists the steps: ``wizard train-values``
+A recipe (TOML; ``docs/training.md``, ``wizard_env.training.recipes.recipe``) lists the steps: ``wizard train-values``
 iterations, a fresh fit on their data, the margin grid on held-out deals, the evaluation battery
 (``wizard eval-suite``) and the copy of the chosen checkpoint to ``--out/agent.npz`` with the model card's
 tables in ``--out/tables.md``. Each step writes into ``--out/steps/NAME`` and marks itself finished;
@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from wizard_env.training.recipes import recipe_run
+from wizard_env.training.recipes import recipe_plan, recipe_run
 from wizard_env.training.recipes.recipe import load
 from wizard_env.training.common import say
 from wizard_env.util import options
@@ -58,27 +58,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "differ from the run's from that step on")
     parser.add_argument("--reuse", type=options.path_type, metavar="DIR",
                         help="first copy the finished steps of the recipe run in DIR that would run alike here (the same "
-                             "settings, from the first step on; docs/recipes.md) instead of running them again: to vary a "
+                             "settings, from the first step on; docs/training.md) instead of running them again: to vary a "
                              "later step, or to run a recipe that extends DIR's")
 
 
 def run(args: argparse.Namespace) -> int:
     """``wizard recipe``."""
     recipe = load(args.recipe)  # every key checked before the packages are imported or anything is written
-    recipe_run.check_step_names(recipe, args.until, args.from_step)
+    recipe_plan.check_step_names(recipe, args.until, args.from_step)
     if args.list:
         given = [option for option, value in (("--resume", args.resume), ("--until", args.until),
                                               ("--from", args.from_step), ("--reuse", args.reuse)) if value]
         if given:
             raise ValueError(f"--list runs nothing: leave out {', '.join(given)}")
-        print(recipe_run.list_steps(recipe, None if args.out is None else Path(args.out)))
+        print(recipe_plan.list_steps(recipe, None if args.out is None else Path(args.out)))
         return 0
     if args.out is None:
         raise ValueError("--out DIR is needed to run a recipe (--list alone prints its steps)")
     require_packages(("torch", "openskill", "matplotlib"), "wizard recipe")
     ran = recipe_run.run_recipe(recipe, args.out, args.resume, args.until, log=say, version=installed_version(),
                                  reuse=args.reuse, from_step=args.from_step)
-    finished = (recipe_run.step_folder(Path(args.out), recipe.steps[-1]) / recipe_run.DONE).is_file()
+    finished = (recipe_plan.step_folder(Path(args.out), recipe.steps[-1]) / recipe_plan.DONE).is_file()
     print(f"ran {len(ran)} step(s) of {len(recipe.steps)}" + (f"; the run in {args.out} is complete" if finished else
           f"; continue with: wizard recipe {args.recipe} --out {args.out} --resume"))
     return 0

@@ -9,7 +9,7 @@
     wizard train-values --out runs/vs-rule --rule-tables 0.5 ...    # half the games: the network against three RuleAgents
     wizard train-values --out runs/pop --rule-tables 0.25 --pool-tables 0.25 --pool previous,ppo-v3 ...
                                                      # a quarter against an earlier network: the run's own or ppo-v3
-    wizard train-values --out runs/exit --targets search --start agents/pretrained/wizard-v1.npz --hidden 512,256 --features
+    wizard train-values --out runs/exit --targets search --start zoo/wizard-v1.npz --hidden 512,256 --features
                                                      # expert iteration from the shipped network
     wizard train-values --out runs/next --data-from runs/exit,runs/exit2 --data all ...
                                                      # every fit also reads the data of two earlier runs
@@ -106,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_setting_option(parser, "its rules and player count, and its opponents (RuleAgents) in the evaluations and the "
                        "--rule-tables games; no --mix beside it")
     parser.add_argument("--start", type=options.path_type, default=None, metavar="CHECKPOINT",
-                        help="a wizard train-values checkpoint (agents/pretrained/wizard-v1.npz, say) that collects "
+                        help="a wizard train-values checkpoint (zoo/wizard-v1.npz, say) that collects "
                              "iteration 0's data and whose weights its fit starts from; its --hidden and --features must "
                              "be passed (default: RuleAgent collects, the fit starts fresh)")
     parser.add_argument("--minutes", type=options.float_type, metavar="M",

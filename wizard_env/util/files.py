@@ -12,6 +12,7 @@ reading a damaged ``.npz`` raises (``DAMAGED_ARCHIVE``) becomes one error naming
 from __future__ import annotations
 
 import errno
+import importlib.util
 import json
 import os
 import re
@@ -257,3 +258,17 @@ def remove_temps(folder: str | os.PathLike) -> list[Path]:
     for p in stale:
         p.unlink(missing_ok=True)
     return stale
+
+
+def read_toml(path: Path, what: str) -> dict:
+    """A TOML file's contents (the standard library's ``tomllib``, or ``tomli`` on Python 3.10); ValueError starting
+    ``"{what} {path}: "`` for a file that cannot be read, is not UTF-8 text or is not valid TOML."""
+    toml = importlib.import_module("tomllib" if importlib.util.find_spec("tomllib") else "tomli")
+    try:
+        return toml.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{what} {path}: not a UTF-8 text file") from None
+    except (toml.TOMLDecodeError, RecursionError) as e:
+        raise ValueError(f"{what} {path}: not valid TOML ({str(e)[:200] or 'nested too deeply'})") from None
