@@ -830,6 +830,7 @@ def test_a_fault_of_the_base_is_named_in_the_base(tmp_path: Path):
         recipes.load(tmp_path / "wider.toml")
 
 
+@needs_torch
 def test_list_prints_every_step_and_where_a_run_stands_without_running_anything(tmp_path: Path, capsys):
     path, out = write_recipe(tmp_path), tmp_path / "run"
     assert main(["recipe", str(path), "--list"]) == 0
@@ -849,6 +850,7 @@ def test_list_prints_every_step_and_where_a_run_stands_without_running_anything(
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
 
 
+@needs_torch
 def test_from_runs_a_step_and_those_after_it_again_and_refuses_what_is_missing(tmp_path: Path, capsys):
     path, out = write_recipe(tmp_path), tmp_path / "run"
     quiet_run(path, out, until="fit")
@@ -883,6 +885,7 @@ def main_err(path: Path, out: Path, step: str, capsys) -> str:
     return capsys.readouterr().err
 
 
+@needs_torch
 def test_a_fit_that_holds_nothing_out_gives_no_held_out_figure(tmp_path: Path):
     path = write_recipe(tmp_path, TINY.replace("held_out_every = 4", "held_out_every = 1000"))
     lines: list[str] = []

@@ -59,7 +59,8 @@ def test_ray_collects_the_local_workers_chunks_and_a_resume_may_switch_backend(t
     _, a = load_checkpoint(local / "checkpoints" / "latest.npz")
     _, b = load_checkpoint(mixed / "checkpoints" / "latest.npz")
     assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
-    progress = [line for line in lines if re.match(r"iteration 1: [\d,]+ of 150 decisions \([\d,]+/s, [\d.]+ min\)$", line)]
+    progress = [line for line in lines if re.match(r"iteration 1: chunk \d+ done: [\d,]+ decisions collected, 150 needed"
+                                                     r"(; [\d,]+ more in chunks finished ahead of their turn)? \([\d,]+/s, [\d.]+ min\)$", line)]
     assert len(progress) >= len(used_chunks(mixed, 1))  # a line per chunk, as the local workers print
     assert not [p for p in mixed.rglob("*") if p.is_file() and ".tmp" in p.name]
 
