@@ -86,9 +86,13 @@ def rule_outside_evaluations_raises(monkeypatch) -> list[str]:
         for name, value in list(vars(module).items()):
             if id(value) in originals and originals[id(value)][0] is value:
                 monkeypatch.setattr(module, name, guarded(value, originals[id(value)][1]))
-    for name, value in list(vars(RuleAgent).items()):
-        if callable(value) and name != "__init__":
-            monkeypatch.setattr(RuleAgent, name, guarded(value, f"RuleAgent.{name}"))
+    # the class as every loaded module holds it (an import earlier in the session may have left more than one)
+    classes = {id(c): c for m in list(sys.modules.values()) if m is not None
+               for c in [getattr(m, "RuleAgent", None)] if isinstance(c, type) and c.__name__ == "RuleAgent"}
+    for cls in {id(RuleAgent): RuleAgent, **classes}.values():
+        for name, value in list(vars(cls).items()):
+            if callable(value) and name != "__init__":
+                monkeypatch.setattr(cls, name, guarded(value, f"RuleAgent.{name}"))
     real = evaluate_module.evaluate
 
     def evaluation(*args, **kwargs):
