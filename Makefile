@@ -23,7 +23,7 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 # Everything the tests exercise: training, the dev tools, OpenSpiel (the python_wizard game's tests) and the
 # libraries of examples/ (tests/test_adapters.py), the web table (wizard serve) and the rgb_array render mode.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) -e ".[train,dev,openspiel,adapters,web,render]"
+	$(PIP) -e ".[train,dev,openspiel,adapters,web,render,docs]"
 	touch $@
 
 install: $(VENV)/.installed
