@@ -21,7 +21,8 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	touch $@
 
 # Everything the tests exercise: training, the dev tools, OpenSpiel (the python_wizard game's tests) and the
-# libraries of examples/ (tests/test_adapters.py), the web table (wizard serve) and the rgb_array render mode.
+# libraries of examples/ (tests/test_adapters.py), the web table (wizard serve), the rgb_array render mode and the
+# docs site (its strict build is a test).
 $(VENV)/.installed-dev: $(VENV)/.installed
 	$(PIP) -e ".[train,dev,openspiel,adapters,web,render,docs]"
 	touch $@
