@@ -236,8 +236,9 @@ def portable_sources(config: Mapping, run: str | os.PathLike | None = None) -> d
     the manifest in a ``pretrained`` or ``zoo`` folder) by its agent name (``net-v9``), another path relative to the
     run folder ``run`` (default: the folder above ``steps/`` in an absolute source, where a recipe keeps its steps;
     without ``run`` a relative source is kept).
-    Trainers pass what they save through it (``save_checkpoint(..., run=out)``); ValueError for an absolute source
-    with no run folder to write it relative to."""
+    ``zoo_tool portable`` and ``save_checkpoint(..., run=out)`` rewrite a file's config with it (the trainers write
+    portable sources in the first place, through ``portable_path``); ValueError for an absolute source with no run
+    folder to write it relative to."""
     train = config.get("train")
     if not isinstance(train, dict):
         return dict(config)
@@ -248,11 +249,14 @@ def portable_sources(config: Mapping, run: str | os.PathLike | None = None) -> d
                     if p.is_absolute() and "steps" in p.parts), None)
 
     def portable(source: str) -> str:
-        if zoo_name(source) is None and not PurePath(source).is_absolute() and not given:
+        name = zoo_name(source)
+        if name is not None:
+            return name
+        if not PurePath(source).is_absolute() and not given:
             return source  # relative already (to where the command ran)
-        if run is None and zoo_name(source) is None:
+        if run is None:
             raise ValueError(f"source {source} is an absolute path and no run folder was given to write it relative to")
-        return portable_path(source, run or ".")
+        return portable_path(source, run)
 
     new = dict(train)
     if isinstance(train.get("start"), str) and train["start"]:
