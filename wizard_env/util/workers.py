@@ -19,6 +19,7 @@ until its own handler is set: the parent's handler, run in a half-started worker
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import signal
 import sys
@@ -30,6 +31,10 @@ from typing import Any, Callable, Iterator
 
 #: Seconds the parent waits for a stopped worker before killing it, and a worker's watchdog checks its parent.
 STOP_GRACE, WATCH_EVERY = 10.0, 0.5
+#: How workers start: forked on Linux, so a worker begins with the parent's modules and compiled functions as they
+#: are, whatever a library imported meanwhile made the global start method (importing torchrl sets "spawn", after
+#: which every worker imported the package again); the platform's default elsewhere (macOS: fork is unsafe there).
+_START = multiprocessing.get_context("fork") if sys.platform.startswith("linux") else None
 #: Linux's ``prctl`` option that asks for a signal when the parent dies.
 _PR_SET_PDEATHSIG = 1
 
@@ -136,7 +141,8 @@ class Workers:
 
     def __init__(self, count: int, say: Callable[[str], object] = print):
         self.say = say
-        self.executor = ProcessPoolExecutor(count, initializer=_start_worker, initargs=(os.getpid(),))
+        self.executor = ProcessPoolExecutor(count, mp_context=_START, initializer=_start_worker,
+                                            initargs=(os.getpid(),))
         self.running: set[Future] = set()
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
