@@ -132,3 +132,22 @@ def test_a_task_error_is_the_tasks_own_and_a_lost_worker_is_one_line():
     assert type(_plain(error)) is ValueError and str(_plain(error)) == "data chunk x: damaged"
     lost = _plain(exceptions.WorkerCrashedError())
     assert isinstance(lost, RayTaskLost) and f"died {RETRIES + 1} times" in str(lost) and "\n" not in str(lost)
+
+
+def test_a_zero_run_on_ray_collects_the_local_workers_chunks(tmp_path: Path):
+    """Zero's collection (the random network of init.npz at iteration 0, search targets under its bid model, tables
+    against the run's earlier networks) sends its checkpoints to the tasks and gives the local workers' data."""
+    rules = Rules.make(4, rounds=5)
+    zero = ValuesConfig(mix=[4], samples=120, games=4, workers=2, epochs=1, eval_deals=2, hidden=[16], margin=0.0,
+                        advice=False, zero=True, targets="search", search_samples=2, search_infer=True, pool_tables=0.3,
+                        pool=["previous"], iterations=2)
+    local, ray_run = tmp_path / "local", tmp_path / "ray"
+    run_training(zero, rules, local, log=lambda line: None, rounds=5)
+    run_training(dataclasses.replace(zero, backend="ray"), rules, ray_run, log=lambda line: None, rounds=5)
+    for iteration in range(2):
+        paths = [sorted((out / "data" / f"iter-{iteration}").glob("chunk-*.npz")) for out in (local, ray_run)]
+        used = min(map(len, paths))  # either may hold one spare chunk beyond those used
+        same_chunks(paths[0][:used], paths[1][:used])
+    _, a = load_checkpoint(local / "checkpoints" / "latest.npz")
+    _, b = load_checkpoint(ray_run / "checkpoints" / "latest.npz")
+    assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
