@@ -169,6 +169,11 @@ SEARCH_AGENTS: tuple[str, ...] = ("pimc", "search")
 OBSERVATION_AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if name not in SEARCH_AGENTS)
 
 
+def is_agent_name(name: str) -> bool:
+    """Whether ``name`` names an agent: a built-in name, ``py`` or an agent an installed package registers."""
+    return name in _FACTORIES or name in user_agent.installed_agents()
+
+
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name, an option given
     twice, or a network of the lineage that is not at hand (``zoo.network_file``'s line), so a command fails before

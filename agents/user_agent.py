@@ -3,7 +3,7 @@
 | spec | agent |
 |---|---|
 | ``py:MODULE:NAME`` | ``NAME`` of an importable module (``py:mypkg.agents:MyAgent``) |
-| ``py:PATH.py:NAME`` | ``NAME`` of a Python file (``py:agents/mine.py:MyAgent``; a path relative to the current folder) |
+| ``py:PATH.py:NAME`` | ``NAME`` of a Python file (``py:agents/mine.py:MyAgent``; a path relative to the current folder; its folder joins the end of ``sys.path``, so it imports its neighbours) |
 | ``NAME`` | an agent an installed package registers in the entry-point group ``wizard_env.agents`` |
 
 Options follow, joined by ``:``, as ``key=value``: ``py:mypkg.agents:MyAgent:depth=3:greedy=True``,
@@ -77,6 +77,8 @@ def _import_file(spec: str, path_text: str) -> Any:
     if loader_spec is None or loader_spec.loader is None:
         raise ValueError(f"agent spec {spec!r}: {path_text!r} cannot be imported as Python (name it .py)")
     module = importlib.util.module_from_spec(loader_spec)
+    if str(resolved.parent) not in sys.path:  # so it imports the modules beside it, as `python FILE` would (last:
+        sys.path.append(str(resolved.parent))  # a name found elsewhere keeps its meaning)
     sys.modules[name] = module  # as import does, so that classes of the file pickle and dataclasses resolve
     try:
         loader_spec.loader.exec_module(module)

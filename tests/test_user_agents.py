@@ -48,6 +48,18 @@ AGENTS = textwrap.dedent('''
         def act_batch(self, observations, action_masks):
             raise KeyError("no such card")
 
+    class Flaky(Picky):
+        """Picky until its ``after``-th batch, which raises: a failure part way through a run."""
+        def __init__(self, seed=None, after=50):
+            super().__init__(seed)
+            self.after = after
+
+        def act_batch(self, observations, action_masks):
+            self.after -= 1
+            if self.after < 0:
+                raise RuntimeError("flaked")
+            return super().act_batch(observations, action_masks)
+
     def duck(seed=None):
         """A factory of an object with act_batch alone (no Agent subclass)."""
         class Duck:
@@ -130,6 +142,34 @@ def test_each_mistake_is_one_line_naming_it_and_exit_2(agents_file, capsys, tmp_
     assert code == 2 and err.startswith("wizard: error: ") and err.count("\n") == 1
     assert message.replace("FILE", str(agents_file)) in err, err
     assert not (out / "eval.json").exists()  # an evaluation that failed part way writes nothing
+
+
+def test_a_run_that_fails_part_way_leaves_what_it_would_have_replaced_as_it_was(agents_file, capsys, tmp_path):
+    replay, out = tmp_path / "games.jsonl", tmp_path / "out"
+    replay.write_text("mine\n")
+    out.mkdir()
+    (out / "eval.json").write_text("{}\n")
+    spec = f"py:{agents_file}:Flaky:after=40"
+    code, _, err = wizard(capsys, "simulate", "--agents", f"{spec},rule,rule", "--players", "3", "--rounds", "3",
+                          "--games", "20", "--replay", str(replay))
+    assert code == 2 and f"agent '{spec}' raised RuntimeError: flaked" in err
+    spec = f"py:{agents_file}:Flaky:after=5"  # eval plays every game at once: a decision is one batch of them all
+    code, _, err = wizard(capsys, "eval", "--agents", f"{spec},rule,rule", "--players", "3", "--rounds", "3",
+                          "--games", "20", "--quiet", "--out", str(out))
+    assert code == 2 and f"agent '{spec}' raised RuntimeError: flaked" in err
+    assert replay.read_text() == "mine\n" and (out / "eval.json").read_text() == "{}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl", "my_agents.py", "out"]  # no temporary left
+
+
+def test_a_file_imports_the_modules_beside_it(tmp_path, capsys):
+    (tmp_path / "helper_for_my_agent.py").write_text("import numpy as np\n"
+                                                     "def lowest(masks): return np.asarray(masks).argmax(axis=1)\n")
+    (tmp_path / "agent_with_helper.py").write_text("from helper_for_my_agent import lowest\n"
+                                                   "class Low:\n"
+                                                   "    def act_batch(self, observations, masks): return lowest(masks)\n")
+    code, out, err = wizard(capsys, "simulate", "--agents", f"py:{tmp_path}/agent_with_helper.py:Low,rule,rule",
+                            "--players", "3", "--rounds", "2", "--games", "2")
+    assert code == 0, err
 
 
 def test_a_missing_file_is_named(capsys, tmp_path):
