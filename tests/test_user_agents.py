@@ -275,6 +275,20 @@ def test_the_web_table_seats_a_py_agent_the_operator_offers_and_no_other(agents_
         tables.create({"players": 3, "rounds": "2", "opponents": [f"py:{agents_file}:duck"], "seat": 2})
 
 
+def test_a_web_table_whose_offered_agent_raises_answers_one_line_naming_it(agents_file, tmp_path):
+    from wizard_env.engine.cards import WIZARD
+    from wizard_env.engine.game import deal, first_dealer
+    from wizard_env.web.limits import RequestError
+    from wizard_env.web.tables import Tables
+
+    seed = next(s for s in range(100) if deal(s, 0, 3, 1)[1] != WIZARD)  # no trump to name: seat dealer+1 bids first
+    spec = f"py:{agents_file}:Raises"
+    tables = Tables(tmp_path, offered=[spec])
+    with pytest.raises(RequestError, match=f"seat .: agent '{spec}' raised KeyError: 'no such card'") as refused:
+        tables.create({"players": 3, "rounds": "2", "opponents": [spec], "seat": first_dealer(seed, 3), "seed": seed})
+    assert refused.value.status == 500
+
+
 def test_the_learner_envs_take_a_py_agent_as_opponent(agents_module):
     from wizard_env.envs.single_agent import WizardSingleAgentEnv
     from wizard_env.envs.vec_env import WizardVecEnv

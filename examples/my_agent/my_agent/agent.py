@@ -6,11 +6,10 @@ import numpy as np
 
 from wizard_env.agents import Agent
 from wizard_env.engine.actions import CARD_OFFSET, NUM_BID_ACTIONS, TRUMP_OFFSET
-from wizard_env.engine.cards import NUM_CARD_TYPES, NUM_SUITS
+from wizard_env.engine.cards import JESTER, NUM_CARD_TYPES, NUM_RANKS, NUM_SUITS, WIZARD
 from wizard_env.engine.observation import decode
 
-RANKS = 13
-WIZARD, JESTER = 4 * RANKS, 4 * RANKS + 1  # card types after the four suits of 2..A
+TRUMPED = 50  # what a trump adds to its rank: any trump beats any other suited card
 
 
 def strength(card: int, trump: int) -> int:
@@ -19,8 +18,8 @@ def strength(card: int, trump: int) -> int:
         return 100
     if card == JESTER:
         return -1
-    suit, rank = divmod(card, RANKS)
-    return rank + (50 if suit == trump else 0)
+    suit, rank = divmod(card, NUM_RANKS)
+    return rank + (TRUMPED if suit == trump else 0)
 
 
 class HighCards(Agent):
@@ -29,7 +28,7 @@ class HighCards(Agent):
     name = "myagent"
 
     def __init__(self, high: int = 10):
-        if not 0 <= high < RANKS:
+        if not 0 <= high < NUM_RANKS:
             raise ValueError(f"high must be a rank from 0 (a 2) to 12 (an Ace), not {high}")
         self.high = high
 
@@ -42,10 +41,10 @@ class HighCards(Agent):
         trump = int(np.argmax(seen["trump"])) if seen["trump"].any() else NUM_SUITS
         hand = np.repeat(np.arange(NUM_CARD_TYPES), seen["hand"])
         if legal[0] < NUM_BID_ACTIONS:  # bidding: the legal bid nearest the sure tricks
-            sure = sum(card == WIZARD or (card // RANKS == trump and card % RANKS >= self.high) for card in hand)
+            sure = sum(card == WIZARD or (card < WIZARD and strength(card, trump) >= TRUMPED + self.high) for card in hand)
             return int(legal[np.argmin(np.abs(legal - sure))])
         if legal[0] >= TRUMP_OFFSET:  # naming trump: the suit held most
-            counts = [np.sum(hand // RANKS == suit) for suit in range(NUM_SUITS)]
+            counts = [np.sum(hand // NUM_RANKS == suit) for suit in range(NUM_SUITS)]
             return TRUMP_OFFSET + int(np.argmax(counts))
         cards = legal - CARD_OFFSET
         power = [strength(int(card), trump) for card in cards]
