@@ -161,8 +161,10 @@ AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The old name of each network name that has one (``ppo-v3``: ``net-v3``); each plays the same agent.
 ALIASES: dict[str, str] = {name: "net" + name[3:] for name in AGENT_NAMES if name.startswith("ppo")}
 #: The agent names in short, for messages and help: the lineage as a range, without the old aliases.
+#: A user's agents in short, for help texts.
+USER_SPECS = "py:MODULE:NAME, py:PATH.py:NAME, installed agents"
 NAMES_IN_SHORT = (in_short(["random", "rule", *BY_NAME, "net:PATH", "baseline:PATH", "pimc", "search"])
-                  + ", py:MODULE:NAME, py:PATH.py:NAME, installed agents (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
+                  + f", {USER_SPECS} (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
 #: Agents that search the game itself (``act_games``), so they cannot play from an observation and a mask alone.
 SEARCH_AGENTS: tuple[str, ...] = ("pimc", "search")
 #: The agents that play from observations: every player of the envs' opponent seats and of ``wizard simulate``.
