@@ -10,9 +10,9 @@
 | ``net:PATH`` | a checkpoint of ``wizard train`` or ``train-values``, or a run folder (its ``checkpoints/latest.npz``) |
 | ``baseline:PATH`` | a from-scratch baseline of ``wizard baseline`` (or its run folder): the network alone makes every decision, greedily over the legal actions; a network with RuleAgent's advice is refused |
 | ``pimc`` | search on determinized rollouts, with options (below) |
+| ``search`` | ``pimc`` with ``SEARCH_OPTIONS``: ``net-v7`` as rollout policy, prior and bid model, worlds weighed by the bids (docs/cards/search.md); its own options override them, ``search:samples=16`` |
 | ``py:MODULE:NAME``, ``py:PATH.py:NAME`` | a user's agent: the class or factory ``NAME`` of a module or a file, with options ``key=value`` (``agents.user_agent``; it runs the user's code) |
 | an installed name | an agent an installed package registers in the entry-point group ``wizard_env.agents`` (``agents.user_agent``) |
-| ``search`` | ``pimc`` with ``SEARCH_OPTIONS``: ``net-v7`` as rollout policy, prior and bid model, worlds weighed by the bids (docs/cards/search.md); its own options override them, ``search:samples=16`` |
 
 Every ``net`` name has an old ``ppo`` alias, the same agent: ``ppo``, ``ppo-v1`` ... ``ppo-v13``, ``ppo-bid``,
 ``ppo:PATH`` (``ALIASES``).
@@ -160,9 +160,9 @@ _FACTORIES: dict[str, Factory] = {
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The old name of each network name that has one (``ppo-v3``: ``net-v3``); each plays the same agent.
 ALIASES: dict[str, str] = {name: "net" + name[3:] for name in AGENT_NAMES if name.startswith("ppo")}
-#: The agent names in short, for messages and help: the lineage as a range, without the old aliases.
 #: A user's agents in short, for help texts.
 USER_SPECS = "py:MODULE:NAME, py:PATH.py:NAME, installed agents"
+#: The agent names in short, for messages and help: the lineage as a range, without the old aliases.
 NAMES_IN_SHORT = (in_short(["random", "rule", *BY_NAME, "net:PATH", "baseline:PATH", "pimc", "search"])
                   + f", {USER_SPECS} (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
 #: Agents that search the game itself (``act_games``), so they cannot play from an observation and a mask alone.
@@ -178,8 +178,8 @@ def is_agent_name(name: str) -> bool:
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name, an option given
-    twice, or a network of the lineage that is not at hand (``zoo.network_file``'s line), so a command fails before
-    it plays."""
+    twice, a network of the lineage that is not at hand (``zoo.network_file``'s line), or a user's agent whose module,
+    file or class is not found or does not take its options (imported now), so a command fails before it plays."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string such as 'rule', not {spec!r}")
     name, sep, arg = spec.strip().partition(":")
@@ -221,4 +221,4 @@ def make_agent(spec: str, seed: Seed = None) -> Agent:
     """Build the agent named by ``spec`` (``"rule"``, ``"random"``, ``"name:arg"``, ``"py:mypkg.mod:MyAgent"``, an
     installed agent's name), seeded with ``seed``."""
     name, arg = parse_spec(spec)
-    return _FACTORIES.get(name, _user(name))(arg, seed)
+    return (_FACTORIES[name] if name in _FACTORIES else _user(name))(arg, seed)
