@@ -123,16 +123,23 @@ def load_target(spec: str, source: str, attribute: str) -> Callable[..., Any]:
 def check_call(spec: str, target: Callable[..., Any], options: dict[str, Any]) -> bool:
     """Whether ``target`` takes ``seed=``; ValueError naming an option it does not take."""
     try:
-        parameters = inspect.signature(target).parameters
+        signature = inspect.signature(target)
     except (TypeError, ValueError):  # a builtin without a signature: let the call decide
         return True
+    parameters = signature.parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     keywords = [n for n, p in parameters.items() if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
     unknown = [key for key in options if key not in keywords]
+    called = getattr(target, "__name__", "it")
     if unknown and not takes_any:
         taken = ", ".join(k for k in keywords if k != "seed") or "none"
-        raise ValueError(f"agent spec {spec!r}: unknown option {unknown[0]!r} ({getattr(target, '__name__', 'it')} takes: {taken})")
-    return takes_any or "seed" in keywords
+        raise ValueError(f"agent spec {spec!r}: unknown option {unknown[0]!r} ({called} takes: {taken})")
+    takes_seed = takes_any or "seed" in keywords
+    try:
+        signature.bind(**options, **({"seed": None} if takes_seed else {}))
+    except TypeError as err:  # a required argument the spec does not give
+        raise ValueError(f"agent spec {spec!r}: {called}: {err} (give it as an option key=value)") from None
+    return takes_seed
 
 
 @functools.lru_cache(maxsize=1)

@@ -67,6 +67,9 @@ AGENTS = textwrap.dedent('''
                 return np.asarray(action_masks).argmax(axis=1)
         return Duck()
 
+    def needs_depth(depth, seed=None):
+        return duck(seed)
+
     def not_an_agent(seed=None):
         return "rule"
 
@@ -129,6 +132,7 @@ def test_a_file_agent_and_a_factory_of_an_object_with_act_batch_alone_play(agent
     ("py:FILE:VALUE", "is not a class or function that makes an agent (it is of type int)"),
     ("py:FILE:Picky:depth=3", "unknown option 'depth' (Picky takes: first)"),
     ("py:FILE:Picky:seed=3", "the seed comes from the command (--seed)"),
+    ("py:FILE:needs_depth", "needs_depth: missing a required argument: 'depth' (give it as an option key=value)"),
     ("py:FILE", "give py:MODULE:NAME or py:PATH.py:NAME"),
     ("py:FILE:not_an_agent", "not_an_agent made an object of type str, not an Agent"),
     ("py:FILE:Illegal", "agent 'py:FILE:Illegal' chose action 78 (trump s), which is not legal; legal: 0 (bid 0), 1 (bid 1)"),
