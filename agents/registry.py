@@ -11,6 +11,8 @@
 | ``baseline:PATH`` | a from-scratch baseline of ``wizard baseline`` (or its run folder): the network alone makes every decision, greedily over the legal actions; a network with RuleAgent's advice is refused |
 | ``pimc`` | search on determinized rollouts, with options (below) |
 | ``search`` | ``pimc`` with ``SEARCH_OPTIONS``: ``net-v7`` as rollout policy, prior and bid model, worlds weighed by the bids (docs/cards/search.md); its own options override them, ``search:samples=16`` |
+| ``py:MODULE:NAME``, ``py:PATH.py:NAME`` | a user's agent: the class or factory ``NAME`` of a module or a file, with options ``key=value`` (``agents.user_agent``; it runs the user's code) |
+| an installed name | an agent an installed package registers in the entry-point group ``wizard_env.agents`` (``agents.user_agent``) |
 
 Every ``net`` name has an old ``ppo`` alias, the same agent: ``ppo``, ``ppo-v1`` ... ``ppo-v13``, ``ppo-bid``,
 ``ppo:PATH`` (``ALIASES``).
@@ -37,12 +39,14 @@ from typing import Callable
 
 import numpy as np
 
+from . import user_agent
 from .base import Agent
 from .pimc_agent import PIMCAgent
 from .pimc_agent import parse_options as _pimc_options
 from .ppo_agent import PLAY_MODES, NetAgent
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent
+from .user_agent import PY, PY_FORM, UserAgent
 from .zoo import BY_NAME, NETWORKS, in_short, network_file
 
 Seed = int | np.random.Generator | None
@@ -123,6 +127,25 @@ def _search(arg: str | None, seed: Seed) -> Agent:
     return PIMCAgent(**_pimc_options(arg, "search", _pimc_options(SEARCH_OPTIONS)), seed=seed)
 
 
+def _user_target(name: str, arg: str | None, spec: str) -> tuple[Callable[..., object], dict[str, object]]:
+    """The class or factory of a user's agent (``py:SOURCE:NAME`` or an installed name) and its options."""
+    parts = arg.split(":") if arg else []
+    if name == PY:
+        if len(parts) < 2 or "=" in parts[0] or "=" in parts[1]:
+            raise ValueError(f"agent spec {spec!r}: give {PY_FORM}")
+        return user_agent.load_target(spec, parts[0], parts[1]), user_agent.parse_options(spec, parts[2:])
+    return user_agent.entry_target(name), user_agent.parse_options(spec, parts)
+
+
+def _user(name: str) -> Factory:
+    """The factory of ``py`` or of an installed agent ``name``: the user's class or factory, checked and named."""
+    def build(arg: str | None, seed: Seed) -> Agent:
+        spec = name if arg is None else f"{name}:{arg}"
+        return user_agent.build(spec, *_user_target(name, arg, spec), seed)
+
+    return build
+
+
 _FACTORIES: dict[str, Factory] = {
     "random": _without_argument(RandomAgent),
     "rule": _without_argument(RuleAgent),
@@ -130,30 +153,43 @@ _FACTORIES: dict[str, Factory] = {
     "baseline": _baseline,
     "pimc": _pimc,
     "search": _search,
+    PY: _user(PY),
 }
 
 #: Agent names ``make_agent`` knows, the old ``ppo`` aliases among them.
 AGENT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 #: The old name of each network name that has one (``ppo-v3``: ``net-v3``); each plays the same agent.
 ALIASES: dict[str, str] = {name: "net" + name[3:] for name in AGENT_NAMES if name.startswith("ppo")}
+#: A user's agents in short, for help texts.
+USER_SPECS = "py:MODULE:NAME, py:PATH.py:NAME, installed agents"
 #: The agent names in short, for messages and help: the lineage as a range, without the old aliases.
 NAMES_IN_SHORT = (in_short(["random", "rule", *BY_NAME, "net:PATH", "baseline:PATH", "pimc", "search"])
-                  + " (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
+                  + f", {USER_SPECS} (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
 #: Agents that search the game itself (``act_games``), so they cannot play from an observation and a mask alone.
 SEARCH_AGENTS: tuple[str, ...] = ("pimc", "search")
 #: The agents that play from observations: every player of the envs' opponent seats and of ``wizard simulate``.
 OBSERVATION_AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if name not in SEARCH_AGENTS)
 
 
+def is_agent_name(name: str) -> bool:
+    """Whether ``name`` names an agent: a built-in name, ``py`` or an agent an installed package registers."""
+    return name in _FACTORIES or name in user_agent.installed_agents()
+
+
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name, an option given
-    twice, or a network of the lineage that is not at hand (``zoo.network_file``'s line), so a command fails before
-    it plays."""
+    twice, a network of the lineage that is not at hand (``zoo.network_file``'s line), or a user's agent whose module,
+    file or class is not found or does not take its options (imported now), so a command fails before it plays."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string such as 'rule', not {spec!r}")
     name, sep, arg = spec.strip().partition(":")
-    if name not in _FACTORIES:
-        raise ValueError(f"unknown agent {name!r}: known agents are {NAMES_IN_SHORT}")
+    installed = user_agent.installed_agents()
+    if name in installed and name in _FACTORIES:
+        raise ValueError(f"agent {name!r}: the installed package {user_agent.where(installed[name][0])} registers a "
+                         f"built-in name ({user_agent.ENTRY_POINT_GROUP}); rename its entry point or uninstall it")
+    if name not in _FACTORIES and name not in installed:
+        mine = f"; installed: {', '.join(sorted(installed))}" if installed else ""
+        raise ValueError(f"unknown agent {name!r}: known agents are {NAMES_IN_SHORT}{mine}")
     if sep and not arg:
         raise ValueError(f"agent spec {spec!r} has ':' but nothing after it")
     keys = [part.partition("=")[0] for part in arg.split(":") if "=" in part] if sep else []
@@ -163,15 +199,26 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     path_given = bool(sep) and any("=" not in part for part in arg.split(":"))
     if name in BY_NAME and not path_given:
         network_file(name)  # found and checked now
+    if name == PY or name in installed:  # imported now, and its options checked against its signature
+        user_agent.check_call(spec.strip(), *_user_target(name, arg if sep else None, spec.strip()))
     return name, arg if sep else None
 
 
 def searches_games(agent: str | Agent) -> bool:
     """Whether ``agent`` (a spec or an Agent) searches the game itself, so it plays only where the games are at hand."""
-    return parse_spec(agent)[0] in SEARCH_AGENTS if isinstance(agent, str) else isinstance(agent, PIMCAgent)
+    if isinstance(agent, UserAgent):
+        return agent.searches
+    if not isinstance(agent, str):
+        return isinstance(agent, PIMCAgent)
+    name, arg = parse_spec(agent)
+    if name != PY and name in _FACTORIES:
+        return name in SEARCH_AGENTS
+    target = _user_target(name, arg, agent.strip())[0]  # a class that overrides act_games searches the games
+    return isinstance(target, type) and issubclass(target, Agent) and target.act_games is not Agent.act_games
 
 
 def make_agent(spec: str, seed: Seed = None) -> Agent:
-    """Build the agent named by ``spec`` (``"rule"``, ``"random"``, ``"name:arg"``), seeded with ``seed``."""
+    """Build the agent named by ``spec`` (``"rule"``, ``"random"``, ``"name:arg"``, ``"py:mypkg.mod:MyAgent"``, an
+    installed agent's name), seeded with ``seed``."""
     name, arg = parse_spec(spec)
-    return _FACTORIES[name](arg, seed)
+    return (_FACTORIES[name] if name in _FACTORIES else _user(name))(arg, seed)

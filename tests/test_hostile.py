@@ -594,7 +594,7 @@ def test_simulate_refuses_pimc_with_the_reason_and_play_plays_against_it(capsys,
     assert err.startswith("wizard: error: --agents 'pimc:samples=2': a search agent") and "wizard eval" in err
     assert main(["simulate", "--help"]) == 0
     # without spaces: argparse may wrap the list after the hyphen of a name
-    assert "known:random,rule,net,net-v1..net-v13,net-bid,baseline;" in "".join(capsys.readouterr().out.split())
+    assert "known:random,rule,net,net-v1..net-v13,net-bid,baseline,py:MODULE:NAME," in "".join(capsys.readouterr().out.split())
     monkeypatch.setattr(sys, "stdin", io.StringIO("0\n\n"))  # bid 0, then Enter plays the one card
     assert main(["play", "--opponents", "pimc:samples=2", "--rounds", "1", "--seed", "1"]) == 0
     assert "Game over" in capsys.readouterr().out

@@ -16,7 +16,7 @@ import numpy as np
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
-from wizard_env.agents.registry import AGENT_NAMES, OBSERVATION_AGENTS, SEARCH_AGENTS, make_agent
+from wizard_env.agents.registry import OBSERVATION_AGENTS, SEARCH_AGENTS, is_agent_name, make_agent
 
 from . import rollout_values as rv
 
@@ -26,7 +26,7 @@ PREVIOUS = "previous"
 
 def names_checkpoint(entry: str) -> bool:
     """Whether a pool entry names a checkpoint file or run folder (not ``previous``, nor an agent of the registry)."""
-    return bool(entry.strip()) and entry != PREVIOUS and entry.partition(":")[0] not in AGENT_NAMES
+    return bool(entry.strip()) and entry != PREVIOUS and not is_agent_name(entry.partition(":")[0])
 
 
 def check_pool(pool: Sequence[str], pool_tables: float, rule_tables: float, mix: Sequence[int]) -> None:

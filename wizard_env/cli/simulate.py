@@ -22,7 +22,7 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from wizard_env.agents.registry import OBSERVATION_AGENTS, make_agent, searches_games
+from wizard_env.agents.registry import OBSERVATION_AGENTS, PY, USER_SPECS, make_agent, searches_games
 from wizard_env.agents.zoo import in_short
 from wizard_env.engine.replay import ReplayWriter, game_record
 from wizard_env.engine.rules import Rules
@@ -43,7 +43,8 @@ SIMULATE_BYTES_PER_GAME = 1000
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard simulate`` (the variant options are already there)."""
     parser.add_argument("--agents", default="rule", metavar="A,B,...",
-                        help=f"one agent per seat, or one for all seats (known: {in_short(OBSERVATION_AGENTS)}; default rule)")
+                        help=f"one agent per seat, or one for all seats (known: {in_short([a for a in OBSERVATION_AGENTS if a != PY])}, "
+                        f"{USER_SPECS}; default rule)")
     add_setting_option(parser, "its rules, and its opponents in every seat but seat 0, where --agents' one agent plays")
     parser.add_argument("--games", type=options.int_type, default=100, metavar="G", help="games to play (default 100)")
     parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",

@@ -24,6 +24,7 @@ from typing import Any, Iterator, Sequence
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.registry import make_agent
+from wizard_env.agents.user_agent import AgentError
 from wizard_env.engine.batch import MAX_GAME_SEED
 from wizard_env.engine.cards import NO_CARD, SUIT_WORDS, SUITS, card_name, hand_names
 from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, IllegalActionError, Phase, WizardGame
@@ -213,7 +214,12 @@ class Table:
                 **seat_view(self.game, self.settings.seat, self.names, self.moves)}
 
     def _agent_action(self, seat: int) -> int:
-        return int(self.agents[seat].act_games(self.game.batch, self.game.batch.all_games)[0])
+        """The move of the agent at ``seat``; a user's agent that raised or chose an illegal action is a 500 naming it
+        (the game as before its move), not an internal error of the server."""
+        try:
+            return int(self.agents[seat].act_games(self.game.batch, self.game.batch.all_games)[0])
+        except (AgentError, IllegalActionError) as err:
+            raise RequestError(f"seat {seat}: {err}; this table cannot go on, start another with other opponents", 500) from None
 
     def _apply(self, action: int) -> dict:
         """Step the engine and return the frame the page shows after it (the view and what the move showed)."""
