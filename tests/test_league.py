@@ -133,12 +133,13 @@ def test_a_league_stopped_part_way_continues_to_the_same_json_playing_only_the_r
 
 def test_an_agent_added_plays_its_own_tables_alone(three, tmp_path, counted):
     out = tmp_path / "two"
-    assert run_league("random", "rule", *TINY, "--out", str(out))[0] == 0
+    assert run_league("random", "rule", *TINY, "--note", "Two *agents*.", "--out", str(out))[0] == 0
     assert len(counted) == 2
     counted.clear()
     assert run_league("random", "rule", "net:play=rule", *TINY, "--out", str(out))[0] == 0
     assert len(counted) == 4 and all("net:play=rule" in agents for agents in counted)
-    assert without_times(read(out)) == without_times(read(three[0]))
+    assert (out / "league.md").read_text().startswith("# League\n\nTwo *agents*.\n")  # the folder's note stays
+    assert without_times(read(out)) == without_times(read(three[0])) | {"note": "Two *agents*."}
     # --from: another league's settings and tables, in a folder of one's own
     counted.clear()
     status, _, _ = run_league("--from", str(out / "league.json"), "rule:", "--out", str(tmp_path / "x"))
@@ -146,6 +147,7 @@ def test_an_agent_added_plays_its_own_tables_alone(three, tmp_path, counted):
     assert run_league("--from", str(out / "league.json"), "net", "--out", str(tmp_path / "mine"))[0] == 0
     assert len(counted) == 6 and all("net" in agents for agents in counted)
     assert read(tmp_path / "mine")["agents"] == ["random", "rule", "net:play=rule", "net"]
+    assert read(tmp_path / "mine")["note"] == ""  # a note is its folder's
     again = [pair for pair in read(tmp_path / "mine")["pairs"] if "net" not in pair["agents"]]
     assert again == read(out)["pairs"]  # the pairs kept are the same figures, wall times and all
 

@@ -73,15 +73,15 @@ class LeagueConfig:
         return {"players": self.rules.num_players, "rules": self.rules.to_dict(), "seed": self.seed, "deals": self.deals}
 
 
-def config_of(data: Any, path: str | os.PathLike, more: tuple[str, ...] = (), note: str | None = None) -> LeagueConfig:
-    """The league of a league's JSON (``wizard league --from``), with the agents ``more`` after its own and ``note``
-    (None: its own); ValueError naming the file when it is no league's JSON."""
+def config_of(data: Any, path: str | os.PathLike, more: tuple[str, ...] = (), note: str = "") -> LeagueConfig:
+    """The league of a league's JSON (``wizard league --from``), with the agents ``more`` after its own; ValueError
+    naming the file when it is no league's JSON."""
     try:
         if data.get("format") != FORMAT:
             raise ValueError(f"format {data.get('format')!r}, not {FORMAT!r}")
         rules = Rules.from_dict(data["players"], data["rules"])
         agents = tuple(dict.fromkeys([*data["agents"], *more]))
-        config = LeagueConfig(agents, rules, data["deals"], data["seed"], data.get("note", "") if note is None else note)
+        config = LeagueConfig(agents, rules, data["deals"], data["seed"], note)
     except (AttributeError, KeyError, TypeError, ValueError) as err:
         raise ValueError(f"{path}: not the JSON of a `wizard league` ({type(err).__name__}: {err})") from None
     config.check()

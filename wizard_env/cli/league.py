@@ -17,7 +17,9 @@ other settings is refused. The method is ``wizard_env.training.evaluation.league
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from pathlib import Path
 
 from wizard_env.agents.registry import NAMES_IN_SHORT
 from wizard_env.training.evaluation import league, league_report
@@ -47,9 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=options.seed_type, metavar="S",
                         help=f"seed of every deal and agent: the same command gives the same table (default {league.DEFAULT_SEED})")
     parser.add_argument("--from", dest="source", type=options.path_type, metavar="LEAGUE.json",
-                        help="a league's JSON: its agents (before AGENTs), settings, note and tables played; "
+                        help="a league's JSON: its agents (before AGENTs), settings and tables played; "
                         "no --deals, --seed or variant options beside it")
-    parser.add_argument("--note", metavar="TEXT", help="a paragraph of Markdown under the title of league.md (kept in league.json)")
+    parser.add_argument("--note", metavar="TEXT", help="a paragraph of Markdown under the title of league.md, kept in "
+                        "league.json (default: the note of the league in --out, if any)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR",
                         help="folder for league.md, league.png and league.json; its tables are reused (default runs/league-SEED)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines or bar")
@@ -62,14 +65,14 @@ def config_from(args: argparse.Namespace) -> league.LeagueConfig:
         rules = make_rules(args)
         deals = league.DEFAULT_DEALS if args.deals is None else args.deals
         seed = league.DEFAULT_SEED if args.seed is None else args.seed
-        return league.LeagueConfig(tuple(agents), rules, deals, seed, args.note or "")
+        return league.LeagueConfig(tuple(agents), rules, deals, seed)
     given = [*args.given_variant, *(["--deals"] if args.deals is not None else []), *(["--seed"] if args.seed is not None else [])]
     if given:
         raise ValueError(f"{given[0]}: --from {args.source} gives the league's settings; leave {given[0]} out")
     data, problem = read_json(args.source)
     if problem is not None:
         raise ValueError(f"--from {args.source} {problem}")
-    return league.config_of(data, args.source, tuple(agents), args.note)
+    return league.config_of(data, args.source, tuple(agents))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
     config = config_from(args)
     require_eval_extra("wizard league")
     out = args.out or f"runs/league-{config.seed}"
+    kept, _ = read_json(Path(out) / league.JSON_NAME)  # the folder's note stays (its problems are named later)
+    note = args.note if args.note is not None else kept.get("note", "") if isinstance(kept, dict) else ""
+    config = dataclasses.replace(config, note=note if isinstance(note, str) else "")
     data, paths = run_to(out, config, log=lambda line: tqdm.write(line, file=sys.stderr), quiet=args.quiet,
                          version=installed_version(), sources=() if args.source is None else (args.source,))
     print(league_report.format_markdown(data), end="")
