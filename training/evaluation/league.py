@@ -142,9 +142,11 @@ def read_tables(path: str | os.PathLike, config: LeagueConfig) -> dict[tuple[str
     for entry in data.get("tables", []):
         scores = np.asarray(entry.get("deal_scores") if isinstance(entry, dict) else None, dtype=object)
         agents = entry.get("agents") if isinstance(entry, dict) else None
+        wall = entry.get("wall_seconds") if isinstance(entry, dict) else None
         if (not isinstance(agents, list) or len(agents) != shape[1] or scores.shape != shape
-                or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in scores.flat)):
-            raise ValueError(f"{path}: a table that is not {shape[0]} deals of {shape[1]} scores and agents: {str(entry)[:120]}")
+                or not isinstance(wall, (int, float)) or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in scores.flat)):
+            raise ValueError(f"{path}: a table that is not {shape[0]} deals of {shape[1]} scores with its agents and wall "
+                             f"seconds: {str(entry)[:120]}")
         tables[tuple(agents)] = entry
     return tables
 
@@ -155,10 +157,15 @@ def table_entry(table: Table, deal_scores: np.ndarray, wall_seconds: float, vers
             "deal_scores": deal_scores.tolist()}
 
 
-def _first_minus_second(table: Table, scores: np.ndarray) -> np.ndarray:
-    """Per deal: the mean score of the table's ``mine`` entries (the first spec's) minus the others'."""
+def _sides(table: Table, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal: the mean score of the table's ``mine`` entries (the first spec's), and of the others (the second's)."""
     others = [e for e in range(len(table.agents)) if e not in table.mine]
-    return scores[:, list(table.mine)].mean(axis=1) - scores[:, others].mean(axis=1)
+    return scores[:, list(table.mine)].mean(axis=1), scores[:, others].mean(axis=1)
+
+
+def _first_minus_second(table: Table, scores: np.ndarray) -> np.ndarray:
+    first, second = _sides(table, scores)
+    return first - second
 
 
 def pair_json(a: str, b: str, config: LeagueConfig, played: dict[tuple[str, ...], dict]) -> dict[str, Any]:
@@ -178,12 +185,10 @@ def league_ratings(config: LeagueConfig, played: dict[tuple[str, ...], dict]) ->
     index = {spec: k for k, spec in enumerate(config.agents)}
     rows = []
     for table in plan(config):
+        first, second = sorted(set(table.agents))  # the spec of ``mine`` first (pair_tables)
+        block = np.full((table.deals, len(index)), np.nan)
         scores = np.asarray(played[table.agents]["deal_scores"], np.float64)
-        first = [e for e in range(len(table.agents)) if e in table.mine]
-        second = [e for e in range(len(table.agents)) if e not in table.mine]
-        block = np.full((len(scores), len(index)), np.nan)
-        block[:, index[table.agents[first[0]]]] = scores[:, first].mean(axis=1)
-        block[:, index[table.agents[second[0]]]] = scores[:, second].mean(axis=1)
+        block[:, index[first]], block[:, index[second]] = _sides(table, scores)
         rows.append(block)
     rated = ratings(np.concatenate(rows), config.seed)
     return [{"agent": spec, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal, "mu_spread": r.mu_spread}
