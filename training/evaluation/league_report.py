@@ -30,7 +30,10 @@ def variant_flags(data: dict[str, Any]) -> str:
     flags = [] if n == 4 else [f"--players {n}"]
     if rules["hand_sizes"] != list(Rules.make(n).hand_sizes):
         sizes = rules["hand_sizes"]
-        flags.append(f"--rounds {','.join(map(str, sizes))}" + ("," if len(sizes) == 1 else ""))
+        if sizes == list(range(1, len(sizes) + 1)):
+            flags.append(f"--rounds {len(sizes)}")
+        else:
+            flags.append(f"--rounds {','.join(map(str, sizes))}" + ("," if len(sizes) == 1 else ""))
     if rules["bidding"] != "open":
         flags.append(f"--bidding {rules['bidding']}")
     flags += [flag for flag, key in (("--bid-total-rule", "bid_total_rule"), ("--foresight", "foresight")) if rules[key]]
