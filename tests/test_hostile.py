@@ -323,6 +323,7 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["rule", "random", "--seed", "-1"], ["argument --seed"]),
         (["rule", "random", "--players", "7"], ["--players 7"]),
         (["rule", "random", "--out", ""], ["argument --out", "empty"]),
+        (["rule", "random", "--workers", "0"], ["--workers must be at least 1"]),
         (["rule", "random", "--out", "{files}/text.jsonl"], ["{files}/text.jsonl", "not a folder"]),
         (["rule", "--from", "{files}/text.jsonl"], ["--from {files}/text.jsonl is not valid JSON"]),
         (["rule", "--from", "{files}/a_folder"], ["--from {files}/a_folder is a folder"]),

@@ -45,13 +45,13 @@ def without_times(data: dict) -> dict:
 def counted(monkeypatch):
     """The tables the league plays, by their agents, as it plays them."""
     tables = []
-    play = league_run.play_table
+    play = league_run.timed_table
 
     def counting(table, *args, **kwargs):
         tables.append(table.agents)
         return play(table, *args, **kwargs)
 
-    monkeypatch.setattr(league_run, "play_table", counting)
+    monkeypatch.setattr(league_run, "timed_table", counting)
     return tables
 
 
@@ -101,9 +101,10 @@ def test_progress_and_the_estimate_come_before_the_first_table(three):
     assert sum(line.startswith("[6/6] ") for line in lines) == 2
 
 
-def test_the_same_seed_gives_the_same_league_and_another_seed_another(three, tmp_path):
+def test_the_same_seed_gives_the_same_league_on_any_workers_and_another_seed_another(three, tmp_path):
     out, _, _ = three
-    assert run_league("random", "rule", "net:play=rule", *TINY, "--out", str(tmp_path / "again"))[0] == 0
+    status, _, stderr = run_league("random", "rule", "net:play=rule", *TINY, "--workers", "2", "--out", str(tmp_path / "again"))
+    assert status == 0 and "on 2 worker processes" in stderr
     assert without_times(read(tmp_path / "again")) == without_times(read(out))
     other = [*TINY[:-1], "6"]
     assert run_league("random", "rule", *other, "--out", str(tmp_path / "other"))[0] == 0
@@ -112,19 +113,19 @@ def test_the_same_seed_gives_the_same_league_and_another_seed_another(three, tmp
 
 def test_a_league_stopped_part_way_continues_to_the_same_json_playing_only_the_rest(three, tmp_path, monkeypatch, counted):
     out = tmp_path / "stopped"
-    play = league_run.play_table  # the counting one
+    play = league_run.timed_table  # the counting one
 
     def stop_at_the_third(table, *args, **kwargs):
         if len(counted) == 2:
             raise KeyboardInterrupt
         return play(table, *args, **kwargs)
 
-    monkeypatch.setattr(league_run, "play_table", stop_at_the_third)
+    monkeypatch.setattr(league_run, "timed_table", stop_at_the_third)
     status, _, stderr = run_league("random", "rule", "net:play=rule", *TINY, "--out", str(out))
     assert status == 130 and "stopped after 2 of 6 tables" in stderr
     kept = read(out)
     assert not kept["finished"] and len(kept["tables"]) == 2 and not (out / "league.md").exists()
-    monkeypatch.setattr(league_run, "play_table", play)
+    monkeypatch.setattr(league_run, "timed_table", play)
     counted.clear()
     status, _, stderr = run_league("random", "rule", "net:play=rule", *TINY, "--out", str(out))
     assert status == 0 and "2 tables already played, 4 to play" in stderr

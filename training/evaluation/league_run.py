@@ -5,6 +5,8 @@ table with progress lines, rewriting league.json after each, then writes league.
 from __future__ import annotations
 
 import os
+from concurrent.futures import as_completed
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable
 
@@ -12,9 +14,10 @@ import numpy as np
 
 from wizard_env.util.files import check_writable
 from wizard_env.util.stopwatch import Stopwatch
+from wizard_env.util.workers import Workers
 
 from ..common import run_lock
-from .eval_suite import Table, play_table
+from .eval_suite import Table, stderr_line, timed_table
 from .evaluate import evaluate
 from .league import JSON_NAME, LeagueConfig, estimate, league_json, plan, prepare, read_tables, table_entry
 from .league_report import write, write_json
@@ -58,9 +61,10 @@ def _margin(table: Table, scores: np.ndarray) -> str:
 
 
 def play_missing(config: LeagueConfig, folder: Path, played: Played, log: Callable[[str], object] | None,
-                 quiet: bool, version: str) -> dict[str, Any]:
+                 quiet: bool, version: str, workers: int = 1) -> dict[str, Any]:
     """Play the league's tables missing from ``played`` (which it fills), saying first how many and how long they
-    should take; league.json in ``folder`` is rewritten after each table. The league's JSON."""
+    should take, on ``workers`` processes (above 1: progress lines from each, no bar); league.json in ``folder`` is
+    rewritten after each table. The league's JSON, the same for any ``workers``."""
     say = (lambda line: None) if log is None or quiet else log
     tables = plan(config)
     missing = [t for t in tables if t.agents not in played]
@@ -72,27 +76,38 @@ def play_missing(config: LeagueConfig, folder: Path, played: Played, log: Callab
         return league_json(config, played, version)
     say("timing one deal of each agent ...")
     per_deal = time_one_deal(config, sorted({s for t in missing for s in t.agents}), say)
-    guess = [estimate(config, [t], per_deal.__getitem__) for t in missing]
-    say(f"estimated time: {_duration(sum(guess))} (from one deal at a time: many deals at once go faster)")
-    for k, table in enumerate(missing, 1):
-        name = " ".join(table.agents)
-        say(f"[{k}/{len(missing)}] {name} ...")
+    guess = {t: estimate(config, [t], per_deal.__getitem__) / min(workers, len(missing)) for t in missing}
+    on = f" on {workers} worker processes" if workers > 1 else ""
+    say(f"estimated time: {_duration(sum(guess.values()))}{on} (from one deal at a time: many deals at once go faster)")
+    done = 0
+    with ExitStack() as stack:
+        if workers > 1:
+            pool = stack.enter_context(Workers(workers, say))
+            futures = {pool.submit(timed_table, t, " ".join(t.agents), quiet, stderr_line, False, config.rules): t
+                       for t in missing}
+            results = ((futures[f], f.result()) for f in as_completed(futures))
+        else:
+            results = ((t, timed_table(t, " ".join(t.agents), quiet, log, True, config.rules)) for t in missing)
         try:
-            with Stopwatch() as watch:
-                result = play_table(table, name, quiet, log, config.rules)
+            for k in range(1, len(missing) + 1):
+                if workers == 1:
+                    say(f"[{k}/{len(missing)}] {' '.join(missing[k - 1].agents)} ...")
+                table, (result, seconds) = next(results)
+                played[table.agents] = table_entry(table, result.deal_scores, seconds, version)
+                write_json(league_json(config, played, version), folder)
+                done, guess[table] = k, 0.0
+                left = "" if k == len(missing) else f"; estimated {_duration(sum(guess.values()))} left"
+                say(f"[{k}/{len(missing)}] {_margin(table, result.deal_scores)} ({seconds:.1f} s{left})")
         except BaseException:  # Ctrl-C, SIGTERM, an agent that fails: the tables played so far stay
-            say(f"stopped after {k - 1} of {len(missing)} tables: those are kept in {folder / JSON_NAME}, and the "
+            say(f"stopped after {done} of {len(missing)} tables: those are kept in {folder / JSON_NAME}, and the "
                 "same command plays the rest")
             raise
-        played[table.agents] = table_entry(table, result.deal_scores, watch.seconds, version)
-        write_json(league_json(config, played, version), folder)
-        left = "" if k == len(missing) else f"; estimated {_duration(sum(guess[k:]))} left"
-        say(f"[{k}/{len(missing)}] {_margin(table, result.deal_scores)} ({watch.seconds:.1f} s{left})")
     return league_json(config, played, version)
 
 
 def run_to(out: str | os.PathLike, config: LeagueConfig, log: Callable[[str], object] | None = None,
-           quiet: bool = False, version: str = "unknown", sources: tuple[str | os.PathLike, ...] = ()) -> tuple[dict[str, Any], list[Path]]:
+           quiet: bool = False, version: str = "unknown", sources: tuple[str | os.PathLike, ...] = (),
+           workers: int = 1) -> tuple[dict[str, Any], list[Path]]:
     """Check everything (agents, the JSON of ``sources`` and of ``out``: their settings must be the league's) before
     any file is written, then under ``out``'s run lock play what is missing and write league.md, league.png and
     league.json; ValueError if another run holds the folder. The league's JSON and the paths written."""
@@ -109,6 +124,6 @@ def run_to(out: str | os.PathLike, config: LeagueConfig, log: Callable[[str], ob
     with run_lock(folder, "wizard league"):
         if own.exists():  # read under the lock: a run that just ended may have added tables
             played |= read_tables(own, config)
-        data = play_missing(config, folder, played, log, quiet, version)
+        data = play_missing(config, folder, played, log, quiet, version, workers)
         return data, write(data, folder)
 

@@ -2,7 +2,8 @@
 
     wizard league random rule net net-bid --deals 200 --out runs/league     # four agents, 6 pairings, 12 tables
     wizard league random rule net net-bid pimc --deals 200 --out runs/league   # and pimc: plays pimc's 4 pairings alone
-    wizard league --from docs/league.json py:my_pkg.agents:MyAgent --out runs/my-league   # the docs' league and yours
+    wizard league --from docs/league.json net:runs/my-run --out runs/my-league   # the docs' league and a network of yours
+    wizard league random rule pimc search --deals 50 --workers 8 --out runs/search-league   # tables on 8 cores
 
 For each two agents A and B, two tables on the same deals (``--deals``, each played in every rotation of the seats):
 one A against three B, and three A against one B (at ``--players N``: one against N - 1). The margin of A over B
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from wizard_env.agents.registry import NAMES_IN_SHORT
 from wizard_env.training.evaluation import league, league_report
+from wizard_env.training.evaluation.eval_suite import MAX_WORKERS
 from wizard_env.training.evaluation.evaluate import require_eval_extra
 from wizard_env.training.evaluation.league_run import run_to
 from wizard_env.util import options
@@ -55,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "league.json (default: the note of the league in --out, if any)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR",
                         help="folder for league.md, league.png and league.json; its tables are reused (default runs/league-SEED)")
+    parser.add_argument("--workers", type=options.int_type, default=1, metavar="N",
+                        help="processes playing tables at once, each a core (default 1); the league is the same for any "
+                        "N, and with N above 1 each table prints progress lines instead of a bar")
     parser.add_argument("--quiet", action="store_true", help="no progress lines or bar")
 
 
@@ -80,13 +85,14 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     config = config_from(args)
+    options.check_range("--workers", args.workers, 1, MAX_WORKERS)
     require_eval_extra("wizard league")
     out = args.out or f"runs/league-{config.seed}"
     kept, _ = read_json(Path(out) / league.JSON_NAME)  # the folder's note stays (its problems are named later)
     note = args.note if args.note is not None else kept.get("note", "") if isinstance(kept, dict) else ""
     config = dataclasses.replace(config, note=note if isinstance(note, str) else "")
     data, paths = run_to(out, config, log=lambda line: tqdm.write(line, file=sys.stderr), quiet=args.quiet,
-                         version=installed_version(), sources=() if args.source is None else (args.source,))
+                         version=installed_version(), sources=() if args.source is None else (args.source,), workers=args.workers)
     print(league_report.format_markdown(data), end="")
     print(f"\nwrote {', '.join(str(p) for p in paths)}")
     return 0
