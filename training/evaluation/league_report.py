@@ -99,8 +99,9 @@ def format_markdown(data: dict[str, Any]) -> str:
         lines.append(f"| {name[a]} | {name[b]} | **{pm(_figure(pair))}** | {pm(_figure(pair, 'one_vs_rest'))} | "
                      f"{pm(_figure(pair, 'rest_vs_one'))} | {_minutes(pair['wall_seconds'])} |")
     lines += ["", f"![The margin of every two agents, and each agent's rating]({PNG_NAME})", "", "## Commands", "",
-              "```sh", f"{command(data)}                    # this league, from nothing",
-              f"wizard league --from DIR/{JSON_NAME} AGENT --out NEW   # and AGENT: plays AGENT's tables alone", "```"]
+              "```sh", "# this league, from nothing (the same seed: the same tables)", command(data),
+              "# this league and AGENT, in the folder NEW: plays AGENT's tables alone",
+              f"wizard league --from DIR/{JSON_NAME} AGENT --out NEW", "```"]
     return "\n".join(lines) + "\n"
 
 
@@ -116,7 +117,8 @@ def plot(data: dict[str, Any]) -> Any:
     for i, a in enumerate(order):
         for j, b in enumerate(order):
             if a != b:
-                grid.text(j, i, f"{found[a, b].mean:+.0f}\n±{found[a, b].ci95 or 0:.0f}", ha="center", va="center", fontsize=7)
+                grid.text(j, i, f"{found[a, b].mean:+.0f}\n±{found[a, b].ci95 or 0:.0f}", ha="center", va="center", fontsize=7,
+                          color="white" if abs(found[a, b].mean) > top / 2 else "black")  # legible on the dark cells
     grid.set_xticks(range(k), order, rotation=30, ha="right")
     grid.set_yticks(range(k), order)
     grid.set_title("row agent's points a game over the column agent's", fontsize=9)
