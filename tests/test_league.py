@@ -89,7 +89,7 @@ def test_every_two_agents_have_a_margin_both_ways_and_it_is_their_deals_mean(thr
     ranked = [r["agent"] for r in sorted(data["ratings"], key=lambda r: -r["ordinal"])]
     assert ranked[-1] == "random" and markdown.index(f"| 3 | `{ranked[-1]}` |") > 0
     assert (out / "league.png").read_bytes().startswith(b"\x89PNG")
-    assert "wizard league random rule net:play=rule --deals 4 --seed 5 --rounds 3 --out DIR " in markdown  # this league
+    assert "\nwizard league random rule net:play=rule --deals 4 --seed 5 --rounds 3 --out DIR\n" in markdown  # this league
 
 
 def test_progress_and_the_estimate_come_before_the_first_table(three):
