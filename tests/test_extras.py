@@ -47,6 +47,13 @@ def test_eval_without_the_eval_extra_is_one_line_naming_the_install_command(pack
     assert not out.exists()  # checked before any game is played
 
 
+def test_league_without_the_eval_extra_is_one_line_before_any_file(monkeypatch, capsys, tmp_path):
+    uninstalled(monkeypatch, "matplotlib")
+    assert main(["league", "rule", "random", "--rounds", "2", "--out", str(tmp_path / "league")]) == 2
+    assert capsys.readouterr().err == f"wizard: error: wizard league needs matplotlib, from the eval extra: {EVAL_INSTALL}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_train_without_the_eval_extra_names_the_train_extra(monkeypatch, capsys, tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")

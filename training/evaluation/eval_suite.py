@@ -302,7 +302,7 @@ def run_suite(config: SuiteConfig, log: Callable[[str], object] | None = None, q
             tables = tables_of(rows)
             say(f"{len(tables)} tables on {config.workers} worker processes")
             for table, key in tables.items():
-                pending[table] = pool.submit(timed_table, table, key, quiet, _stderr_line, False)
+                pending[table] = pool.submit(timed_table, table, key, quiet, stderr_line, False)
         for i, row in enumerate(rows, 1):
             if row.skipped is not None:
                 say(f"[{i}/{len(rows)}] {row.key}: not run ({row.skipped})")
@@ -328,16 +328,16 @@ def tables_of(rows: list[Row]) -> dict[Table, str]:
     return found
 
 
-def _stderr_line(line: str) -> None:
+def stderr_line(line: str) -> None:
     """A worker's progress line (a module function, so that it pickles)."""
     print(line, file=sys.stderr, flush=True)
 
 
 def timed_table(table: Table, key: str, quiet: bool, log: Callable[[str], object] | None,
-                bar: bool = True) -> tuple[EvalResult, float]:
-    """``play_table`` and its wall seconds (in a worker process: ``log`` ``_stderr_line`` and no ``bar``)."""
+                bar: bool = True, rules: Rules | None = None) -> tuple[EvalResult, float]:
+    """``play_table`` and its wall seconds (in a worker process: ``log`` ``stderr_line`` and no ``bar``)."""
     with Stopwatch() as watch:
-        result = play_table(table, key, quiet, log, bar=bar)
+        result = play_table(table, key, quiet, log, rules, bar=bar)
     return result, watch.seconds
 
 

@@ -169,12 +169,16 @@ def _rate_in_order(model: PlackettLuce, scores: np.ndarray) -> np.ndarray:
     """openskill's (mu, sigma) of each player, ``[player, 2]``, after rating the games one after another."""
     current = [model.rating(name=str(p)) for p in range(scores.shape[1])]
     for row in scores:
-        current = [team[0] for team in model.rate([[r] for r in current], scores=row.tolist())]
+        playing = np.flatnonzero(~np.isnan(row))  # NaN: the player is not in this game
+        rated = model.rate([[current[p]] for p in playing], scores=row[playing].tolist())
+        for p, team in zip(playing, rated):
+            current[p] = team[0]
     return np.array([(r.mu, r.sigma) for r in current])
 
 
 def ratings(scores: np.ndarray, seed: int = 0, orders: int = RATING_ORDERS) -> list[Rating]:
-    """Plackett-Luce ratings of K players from their scores in each game, ``scores[game, player]``.
+    """Plackett-Luce ratings of K players from their scores in each game, ``scores[game, player]`` (NaN where a player
+    is not in the game: ``wizard league``'s games seat two of them).
 
     Higher scores rank first; equal scores share a rank. openskill updates the ratings one game at a
     time, so its result depends on the order of the games. Here the games are first sorted (which makes
@@ -190,6 +194,8 @@ def ratings(scores: np.ndarray, seed: int = 0, orders: int = RATING_ORDERS) -> l
         raise ValueError(f"scores must be [games, players] with at least 2 players, not shape {scores.shape}")
     if orders < 1:
         raise ValueError(f"orders must be at least 1, not {orders}")
+    if (np.sum(~np.isnan(scores), axis=1) < 2).any():
+        raise ValueError("every game needs the scores of at least 2 players (NaN: not in the game)")
     canonical = scores[np.lexsort(scores.T[::-1])]  # by the first player's score, then the second's, ...
     rng = np.random.default_rng(np.random.SeedSequence([seed, orders]))
     model = PlackettLuce()

@@ -40,7 +40,7 @@ MAX_MESSAGE = 500
 COMMAND_MODULES: dict[str, str] = {
     "simulate": "wizard_env.cli.simulate", "replay": "wizard_env.cli.replay", "play": "wizard_env.cli.play",
     "eval": "wizard_env.cli.eval", "eval-suite": "wizard_env.cli.eval_suite", "eval-iterations": "wizard_env.cli.eval_iterations",
-    "compare-evals": "wizard_env.cli.compare_evals", "compare-arrays": "wizard_env.cli.compare_arrays",
+    "league": "wizard_env.cli.league", "compare-evals": "wizard_env.cli.compare_evals", "compare-arrays": "wizard_env.cli.compare_arrays",
     "card": "wizard_env.cli.card",
     "bench": "wizard_env.cli.bench", "train": "wizard_env.cli.train",
     "train-values": "wizard_env.cli.train_values", "baseline": "wizard_env.cli.baseline", "recipe": "wizard_env.cli.recipe",
