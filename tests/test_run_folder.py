@@ -92,6 +92,9 @@ def test_a_train_resume_with_checkpoints_but_no_latest_one_does_not_start_again(
     (out / "checkpoints" / "latest.npz").unlink()
     err = refused(["train", *TRAIN_TINY, "--out", str(out), "--resume"], out, capsys)
     assert "missing" in err and "copy step-000000256.npz to latest.npz" in err
+    (out / "config.json").unlink()  # nothing left that names the command: the files are read as the resume's
+    err = refused(["train", *TRAIN_TINY, "--out", str(out), "--resume"], out, capsys)
+    assert "copy step-000000256.npz to latest.npz" in err
 
 
 def test_a_baseline_resume_without_its_state_does_not_mix_two_runs(runs, tmp_path, capsys):
@@ -162,3 +165,17 @@ def test_a_damaged_curve_is_named_before_anything_is_written(runs, tmp_path, cap
     err = refused(["baseline", "dqn", "--setting", "wizard-3p-5r", "--out", str(out), "--resume", "--steps", "600",
                    "--quiet"], out, capsys)
     assert str(out / "curve.csv") in err and "move it away" in err
+
+
+def test_a_maskable_ppo_run_names_its_command_and_a_resume_keeps_its_settings(tmp_path, capsys):
+    out = tmp_path / "ppo"
+    start = ["baseline", "maskable-ppo", "--setting", "wizard-3p-5r", "--out", str(out), "--num-envs", "16",
+             "--eval-deals", "2", "--checkpoint-every", "128", "--quiet"]
+    assert main([*start, "--steps", "128", "--set", "n_steps=8", "--set", "batch_size=64", "--set", "n_epochs=2"]) == 0
+    assert read_run(out).command == baseline("maskable-ppo")
+    err = refused(["train", *TRAIN_TINY, "--out", str(out), "--resume"], out, capsys)
+    assert f"resume it with wizard baseline maskable-ppo --out {out} --resume" in err
+    assert main([*start, "--steps", "256", "--resume"]) == 0
+    args = json.loads((out / "config.json").read_text())["args"]
+    assert (args["n_steps"], args["batch_size"], args["n_epochs"], args["steps"]) == (8, 64, 2, 256)
+    assert load_checkpoint(out / "checkpoints" / "latest.npz")[0]["num_timesteps"] == 256

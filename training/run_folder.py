@@ -62,8 +62,9 @@ class RunFolder:
         return f"a {'finished ' if self.finished else ''}run{f' of {self.command}' if self.command else ''}"
 
 
-def read_run(out: str | os.PathLike, network: Network | None = None) -> RunFolder:
-    """The run in ``out``; with ``network``, a checkpoint the resume reads must hold weights of those shapes."""
+def read_run(out: str | os.PathLike, network: Network | None = None, expected: str | None = None) -> RunFolder:
+    """The run in ``out``; with ``network``, a checkpoint the resume reads must hold weights of those shapes; where
+    the command cannot be told, its files are checked as a run of ``expected``'s."""
     out = Path(out)
     started = any(os.path.lexists(out / name) for name in RUN_FILES)
     config, _ = read_json(out / "config.json") if os.path.lexists(out / "config.json") else (None, None)
@@ -73,9 +74,10 @@ def read_run(out: str | os.PathLike, network: Network | None = None) -> RunFolde
     finished = False
     if os.path.lexists(out / "config.json") and not_a_file(out / "config.json") is not None:
         problems.append(f"{out / 'config.json'}: {not_a_file(out / 'config.json')}; move it away and restore the run's")
-    if started and command not in (RECIPE, RLLIB, None):
+    kind = command or expected
+    if started and kind is not None and kind not in (RECIPE, RLLIB):
         layout = {VALUES: _values, baseline("values"): _values, baseline("maskable-ppo"): _latest, TRAIN: _latest}
-        finished = layout.get(command, _baseline)(out, config or {}, network, problems)
+        finished = layout.get(kind, _baseline)(out, config or {}, network, problems)
         problems += _curve_problems(out / "curve.csv")
     holder = lock_holder(out) if started else None
     return RunFolder(out, command, config, started, finished, tuple(problems), holder)
@@ -84,7 +86,7 @@ def read_run(out: str | os.PathLike, network: Network | None = None) -> RunFolde
 def resume_folder(out: str | os.PathLike, commands: tuple[str, ...], network: Network | None = None) -> RunFolder:
     """The run in ``out`` that a ``--resume`` of ``commands[0]`` (or of another of ``commands``, which share its
     folder) continues; ValueError, before anything is written, where it cannot."""
-    run = read_run(out, network)
+    run = read_run(out, network, commands[0])
     if run.holder is not None:
         raise ValueError(f"--resume: {out} is in use by another process (pid {run.holder}) writing a run"
                          f"{f' of {run.command}' if run.command else ''}: wait for it to end, or stop it, then --resume")
@@ -187,12 +189,11 @@ def _latest(out: Path, config: dict, network: Network | None, problems: list[str
     recovery = (f"replace it with a copy of {steps[-1].name}, the run's newest checkpoint" if steps else
                 "move it away to start the run again")
     saved, problem = _checkpoint_problem(latest, network, recovery)
-    if problem is not None:
-        problems.append(problem)
+    if saved is None:
+        problems.append(str(problem))
         return False
-    train = config.get("train") if isinstance(config.get("train"), dict) else {}
-    timesteps = train.get("timesteps")
-    return isinstance(timesteps, int) and isinstance(saved.get("num_timesteps"), int) and saved["num_timesteps"] >= timesteps
+    timesteps, steps_saved = _entry(config, "train").get("timesteps"), saved.get("num_timesteps")
+    return isinstance(timesteps, int) and isinstance(steps_saved, int) and steps_saved >= timesteps
 
 
 def _baseline(out: Path, config: dict, network: Network | None, problems: list[str]) -> bool:
@@ -209,8 +210,7 @@ def _baseline(out: Path, config: dict, network: Network | None, problems: list[s
     elif saved:
         problems.append(f"{state}: missing, and checkpoints/ holds the run's networks: the run cannot go on without its "
                         "optimizers, counters and random state; restore it, or start a new run in another --out")
-    done = config.get("done")
-    return isinstance(done, dict) and done.get("stopped_by") == "steps"
+    return _entry(config, "done").get("stopped_by") == "steps"
 
 
 def _values(out: Path, config: dict, network: Network | None, problems: list[str]) -> bool:
@@ -235,10 +235,14 @@ def _values(out: Path, config: dict, network: Network | None, problems: list[str
             problem = _checkpoint_problem(folder / name, network, "restore this run's, or delete it and the "
                                           "iterations after the last one it holds to play them again")[1]
             problems += [problem] if problem else []
-    train = config.get("train") if isinstance(config.get("train"), dict) else {}
-    iterations = train.get("iterations")
-    stopped = (config.get("done") or {}).get("stopped_by") if isinstance(config.get("done"), dict) else None
-    return stopped == "patience" or isinstance(iterations, int) and iterations - 1 in done
+    iterations = _entry(config, "train").get("iterations")
+    return _entry(config, "done").get("stopped_by") == "patience" or isinstance(iterations, int) and iterations - 1 in done
+
+
+def _entry(config: dict, key: str) -> dict:
+    """config.json's object ``key`` ({} where it is not an object)."""
+    entry = config.get(key)
+    return entry if isinstance(entry, dict) else {}
 
 
 def _curve_problems(path: Path) -> list[str]:
