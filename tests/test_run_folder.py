@@ -136,7 +136,12 @@ def test_a_resume_of_a_folder_a_live_process_writes_is_refused(runs, tmp_path, c
     try:
         (out / ".lock").write_text(str(writer.pid))  # as run_lock leaves it while that process writes the run
         err = refused(["train-values", "--out", str(out), "--resume", "--iterations", "2", "--quiet"], out, capsys)
-        assert f"in use by another process (pid {writer.pid})" in err
+        assert f"in use by another process (pid {writer.pid}) writing a run of wizard train-values" in err
+        fresh = tmp_path / "fresh"  # a run that took the lock and has written nothing yet
+        fresh.mkdir()
+        (fresh / ".lock").write_text(str(writer.pid))
+        err = refused(["train", *TRAIN_TINY, "--out", str(fresh), "--resume"], fresh, capsys)
+        assert f"in use by another process (pid {writer.pid})" in err and "no run" not in err
     finally:
         writer.kill()
         writer.wait()

@@ -66,9 +66,7 @@ def read_run(out: str | os.PathLike, network: Network | None = None, expected: s
     """The run in ``out``; with ``network``, a checkpoint the resume reads must hold weights of those shapes; where
     the command cannot be told, its files are checked as a run of ``expected``'s."""
     out = Path(out)
-    started = any(os.path.lexists(out / name) for name in RUN_FILES)
-    config, _ = read_json(out / "config.json") if os.path.lexists(out / "config.json") else (None, None)
-    config = config if isinstance(config, dict) else None
+    started, config = any(os.path.lexists(out / name) for name in RUN_FILES), _config(out)
     command = _command(out, config) if started else None
     problems: list[str] = []
     finished = False
@@ -79,8 +77,7 @@ def read_run(out: str | os.PathLike, network: Network | None = None, expected: s
         layout = {VALUES: _values, baseline("values"): _values, baseline("maskable-ppo"): _latest, TRAIN: _latest}
         finished = layout.get(kind, _baseline)(out, config or {}, network, problems)
         problems += _curve_problems(out / "curve.csv")
-    holder = lock_holder(out) if started else None
-    return RunFolder(out, command, config, started, finished, tuple(problems), holder)
+    return RunFolder(out, command, config, started, finished, tuple(problems), lock_holder(out))
 
 
 def resume_folder(out: str | os.PathLike, commands: tuple[str, ...], network: Network | None = None) -> RunFolder:
@@ -106,8 +103,7 @@ def new_folder(out: str | os.PathLike, command: str) -> None:
     out = Path(out)
     if not any(os.path.lexists(out / name) for name in RUN_FILES):
         return
-    config, _ = read_json(out / "config.json") if os.path.lexists(out / "config.json") else (None, None)
-    found = _command(out, config if isinstance(config, dict) else None, checkpoints=False)
+    found = _command(out, _config(out), checkpoints=False)
     if found in (command, None):
         raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
     raise ValueError(f"{out} already holds a run of {found}: use another --out (or continue it with "
@@ -115,6 +111,12 @@ def new_folder(out: str | os.PathLike, command: str) -> None:
 
 
 # -- which command ------------------------------------------------------------------------------------------------
+
+
+def _config(out: Path) -> dict | None:
+    """``out``'s config.json, where it holds a JSON object."""
+    config = read_json(out / "config.json")[0] if os.path.lexists(out / "config.json") else None
+    return config if isinstance(config, dict) else None
 
 
 def _command(out: Path, config: dict | None, checkpoints: bool = True) -> str | None:
