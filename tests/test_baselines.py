@@ -239,9 +239,11 @@ def test_a_folder_with_a_run_or_in_use_is_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="already holds a run: pass --resume"):
         tiny_run("dmc", out)
     (out / ".lock").write_text(str(os.getpid()))  # a live process holds it
-    with pytest.raises(ValueError, match="in use by another wizard baseline"):
+    with pytest.raises(ValueError, match="in use by another process .* writing a run of wizard baseline dmc"):
         tiny_run("dmc", out, resume=True)
-    with pytest.raises(ValueError, match="is a run of 'dmc', not 'dqn'"):
+    (out / ".lock").unlink()
+    with pytest.raises(ValueError, match="run of wizard baseline dmc, not of wizard baseline dqn: resume it with "
+                                         "wizard baseline dmc"):
         tiny_run("dqn", out, resume=True)
 
 
@@ -308,7 +310,8 @@ def test_values_runs_from_the_cli_records_its_budget_and_resumes_with_its_settin
         tiny_run("values", out, resume=True, samples=50, num_envs=4, hidden=[16])
     capsys.readouterr()
     assert main(["train-values", "--out", str(out), "--resume", "--iterations", "3", "--quiet"]) == 2
-    assert f"is a run of wizard baseline values; resume it with wizard baseline values --out {out}" in capsys.readouterr().err
+    assert f"run of wizard baseline values, not of wizard train-values: resume it with wizard baseline values --out {out}" \
+        in capsys.readouterr().err
     assert json.loads((out / "config.json").read_text()) == resumed and not (out / "data" / "iter-2").exists()
 
 

@@ -24,7 +24,7 @@ TOP = len(LAYERS)
 #: those before it. Evaluation imports no trainer; a trainer's settings sit below it (``ppo.train_config``,
 #: ``rllib.rllib_config``, ``values.values_config``); rllib reuses PPO's checkpoint config, values joins Ray through
 #: rllib's helpers, the baselines run the PPO and values trainers, and recipes run everything.
-TRAINING_PARTS = ("common", "progress", "evaluation", "train_report", "ppo", "rllib", "values", "baselines", "recipes")
+TRAINING_PARTS = ("common", "progress", "evaluation", "train_report", "run_folder", "ppo", "rllib", "values", "baselines", "recipes")
 #: What the engine and the helpers below it may import from outside the standard library.
 ENGINE_THIRD_PARTY = {"numpy", "numba"}
 

@@ -65,7 +65,7 @@ def test_resuming_a_checkpoint_of_another_observation_version_names_both(tmp_pat
 def test_train_refuses_to_overwrite_a_run_or_resume_nothing(tmp_path: Path, capsys):
     out = tmp_path / "none"
     assert main(["train", *TINY, "--timesteps", "64", "--out", str(out), "--resume"]) == 2
-    assert "no checkpoint" in capsys.readouterr().err
+    assert f"--resume: no run in {out}" in capsys.readouterr().err
     assert main(["train", *TINY, "--timesteps", "64", "--out", str(out), "--pool", "rule=1,self"]) == 2
     assert "--pool" in capsys.readouterr().err
     for mix in ("2,4", "4,4", "four"):

@@ -64,6 +64,16 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
+def lock_holder(out: Path) -> int | None:
+    """The pid of the live process that holds ``out``'s run lock (``run_lock``); None where none does."""
+    lock = out / ".lock"
+    try:
+        text = lock.read_text().strip() if lock.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() and len(text) < 10 and pid_alive(int(text)) else None
+
+
 @contextmanager
 def run_lock(out: Path, command: str = "wizard train"):
     """Hold ``out/.lock`` (holding our pid) while a run writes into ``out``; ValueError (naming ``command``) if a live run holds it."""
@@ -75,9 +85,9 @@ def run_lock(out: Path, command: str = "wizard train"):
                 os.link(mine, lock)  # atomic: the lock appears with our pid in it, or not at all
                 break
             except FileExistsError:
-                text = lock.read_text().strip() if lock.is_file() else ""
-                if text.isdigit() and pid_alive(int(text)):
-                    raise ValueError(f"{out} is in use by another {command} (pid {text}): wait for it, or use another --out") from None
+                holder = lock_holder(out)
+                if holder is not None:
+                    raise ValueError(f"{out} is in use by another {command} (pid {holder}): wait for it, or use another --out") from None
                 lock.unlink(missing_ok=True)  # left by a run that was killed
         else:
             raise ValueError(f"{out}: could not take the run lock {lock}")

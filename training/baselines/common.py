@@ -39,6 +39,7 @@ from wizard_env.util.files import remove_temps, write_atomic
 from .. import train_report
 from ..common import check_ranges, rules_json, run_lock, stop_on_interrupt
 from ..progress import Progress
+from ..run_folder import baseline, new_folder, resume_folder
 
 
 @dataclass
@@ -175,20 +176,18 @@ class Run:
 
     def __enter__(self) -> "Run":
         out, state = self.out, self.out / "state.pt"
-        if self.resume and not (out / "config.json").is_file():
-            raise ValueError(f"--resume: no run in {out} (no config.json): start it without --resume")
-        if not self.resume and (out / "config.json").exists():
-            raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
         if self.resume:
             check_same_run(out, self.algo, self.args)
+        else:
+            new_folder(out, baseline(self.algo))
         out.mkdir(parents=True, exist_ok=True)
         self._stack.enter_context(run_lock(out, "wizard baseline"))
         try:
             if self.resume:
+                if state.is_file():  # run_folder: there once the run saved, else none was saved
+                    self._saved = _load_state(state)
                 for stale in remove_temps(out) + remove_temps(out / "checkpoints"):
                     self.log(f"removed {stale}, left by a run killed while writing")
-                if state.is_file():
-                    self._saved = _load_state(state)
             self._start()
         except BaseException:
             self._stack.close()
@@ -338,11 +337,11 @@ def run_header(algo: str, args: RunArgs) -> dict:
 
 
 def check_same_run(out: Path, algo: str, args: RunArgs) -> None:
-    """ValueError unless ``out``'s config.json is a run of ``algo`` with ``args`` (but for ``RESUME_MAY_CHANGE``)."""
+    """ValueError unless ``out`` holds a run of ``algo`` that can go on (``run_folder.resume_folder``) with ``args``
+    (but for ``RESUME_MAY_CHANGE``)."""
+    resume_folder(out, (baseline(algo),))
     saved = _saved_config(out / "config.json")
     before, now = saved["args"], dataclasses.asdict(args)
-    if saved.get("algo") != algo:
-        raise ValueError(f"--resume: {out} is a run of {saved.get('algo')!r}, not {algo!r}")
     for key, value in now.items():
         if key not in RESUME_MAY_CHANGE and before.get(key) != value:
             raise ValueError(f"--resume: {out} was run with {key} {before.get(key)!r}, this command asks for {value!r}")

@@ -5,7 +5,8 @@ from RuleAgent: no advice input (``--no-advice``), no cloning (``--bc-epochs 0``
 setting's opponents as the whole opponent pool (no self-play snapshots, no RandomAgent), one player count, rounds as
 episodes. What differs from the other baselines is that trainer's:
 
-- its folder is ``wizard train``'s: ``config.json`` holds ``{"train": TrainConfig, "rules": ...}``, the curve's
+- its folder is ``wizard train``'s: ``config.json`` holds ``{"train": TrainConfig, "rules": ...}`` and this
+  baseline's algorithm and arguments (a resume keeps them), the curve's
   columns are ``timesteps`` and ``ppo_mean`` (the others as the other baselines'), TensorBoard logs go to ``tb/``, and
   the resume state is the checkpoint itself (``checkpoints/latest.npz``: the policy and its step count; the optimizer
   and the value net's running statistics start again);
@@ -25,7 +26,7 @@ from wizard_env.envs.settings import get_setting
 
 from ..common import rule_opponents
 from ..ppo.train import TrainConfig, run_training
-from .common import Ranges, RunArgs, check_args
+from .common import Ranges, RunArgs, check_args, run_header
 
 NAME = "maskable-ppo"
 
@@ -64,7 +65,8 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
     check_args(args, RANGES)
     setting = get_setting(args.setting)
     rule_opponents(setting, "maskable-ppo (wizard train's trainer)")
-    trainer = run_training(config(args), setting.rules(), out, resume, quiet, log, rounds=list(setting.rules().hand_sizes))
+    trainer = run_training(config(args), setting.rules(), out, resume, quiet, log, rounds=list(setting.rules().hand_sizes),
+                           header=run_header(NAME, args))
     sys.stdout.flush()
     return {"decisions": trainer.model.num_timesteps, "wall_s": round(trainer.elapsed(), 1),
             "stopped_by": "minutes" if trainer.capped else "steps"}

@@ -43,6 +43,7 @@ from wizard_env.engine.rules import Rules
 from .. import train_report
 from ..progress import Progress
 from ..common import check_ranges, rules_json, run_lock, say, stop_on_interrupt
+from ..run_folder import TRAIN, baseline, new_folder
 from .train_resume import check_resume
 from .warm_start import WARM_START_SHARE, check_warm_start_memory, describe
 from .train_config import TrainConfig
@@ -249,9 +250,10 @@ class Trainer:
             if config.get(key) != getattr(self.cfg, key):
                 raise ValueError(f"checkpoint {path}: {key} is {config.get(key)!r}, this run has {getattr(self.cfg, key)!r}")
         state = self.model.policy.state_dict()
-        missing = set(state) - set(weights)
-        if missing:
-            raise ValueError(f"checkpoint {path}: no weights for {sorted(missing)[0]} (a checkpoint of another network?)")
+        wrong = sorted(k for k in state if k not in weights or weights[k].shape != tuple(state[k].shape))
+        if wrong:  # a checkpoint of another network
+            found = f"no weights for {wrong[0]}" if wrong[0] not in weights else f"{wrong[0]} has shape {weights[wrong[0]].shape}"
+            raise ValueError(f"checkpoint {path}: {found}, this run's network {tuple(state[wrong[0]].shape)}")
         self.model.policy.load_state_dict({k: torch.as_tensor(weights[k]) for k in state})
         if same_run:
             self.model.num_timesteps = self.resumed_at = int(config.get("num_timesteps", 0))
@@ -332,41 +334,38 @@ class Trainer:
 
 
 def run_training(cfg: TrainConfig, rules: Rules, out: str | Path, resume: bool = False, quiet: bool = False,
-                 log=None, rounds: str | int | list[int] = "standard") -> Trainer:
-    """Warm start (or resume), train, save, evaluate and plot; returns the trainer."""
+                 log=None, rounds: str | int | list[int] = "standard", header: dict | None = None) -> Trainer:
+    """Warm start (or resume), train, save, evaluate and plot; returns the trainer. ``header``: more keys of
+    config.json (``wizard baseline maskable-ppo``'s algorithm and arguments)."""
     out, log = Path(out), log or say
     check_config(cfg)  # every setting, before anything is written
     check_warm_start_memory(cfg, mix_rules(cfg, rules, rounds))
-    latest = out / "checkpoints" / "latest.npz"
-    # a run is there once config.json is (written before any other file): --resume continues it, from the start
-    # if it was stopped before its first checkpoint; without config.json there is nothing to resume
-    if resume and not latest.is_file() and not (out / "config.json").exists():
-        raise ValueError(f"--resume: no run in {out} (no checkpoint at {latest}, no config.json): start it without --resume")
-    if not resume and (latest.is_file() or (out / "config.json").exists()):  # config.json: a run of either backend
-        raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
-    if resume:
-        check_resume(out, cfg, rules)
-    elif cfg.init_from:
-        load_checkpoint(cfg.init_from)  # a bad checkpoint is refused before the run folder exists
+    command = baseline(header["algo"]) if header else TRAIN
+    if resume:  # a baseline's run made before its config.json named it is a wizard train run
+        check_resume(out, cfg, rules, (command, TRAIN) if header else (TRAIN,))
+    else:
+        new_folder(out, command)
+        if cfg.init_from:
+            load_checkpoint(cfg.init_from)  # a bad checkpoint is refused before the run folder exists
     out.mkdir(parents=True, exist_ok=True)
     with run_lock(out):
-        if resume:  # the folder is ours now: drop what a run killed mid-write left
-            for stale in remove_temps(out) + remove_temps(out / "checkpoints"):
-                log(f"removed {stale}, left by a run killed while writing")
-        return _run(cfg, rules, out, resume, quiet, log, rounds, latest)
+        return _run(cfg, rules, out, resume, quiet, log, rounds, header or {})
 
 
-def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, log, rounds, latest: Path) -> Trainer:
+def _run(cfg: TrainConfig, rules: Rules, out: Path, resume: bool, quiet: bool, log, rounds, header: dict) -> Trainer:
+    latest = out / "checkpoints" / "latest.npz"
     trainer = Trainer(cfg, rules, out, quiet, log, rounds)
     start = None  # (config, weights) of the checkpoint a new run starts from
-    if resume and not latest.is_file():
+    if resume and not latest.is_file():  # run_folder: no checkpoint at all
         log(f"{out} has no checkpoint yet (stopped before the first one): starting the run again from the beginning")
         resume = False
     if resume:
         trainer.resume(latest)
     elif cfg.init_from:
         start = trainer.resume(Path(cfg.init_from), same_run=False)
-    train_report.write_json(out / "config.json", {"train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
+    for stale in remove_temps(out) + remove_temps(out / "checkpoints"):  # the folder is ours, and what it holds sound
+        log(f"removed {stale}, left by a run killed while writing")
+    train_report.write_json(out / "config.json", {**header, "train": dataclasses.asdict(cfg), "rules": rules_json(rules)})
     if resume:
         log(f"resumed from {latest} at step {trainer.model.num_timesteps}")
     elif start is not None:

@@ -1,5 +1,6 @@
-"""What ``wizard train --resume`` checks of the run in its folder: its ``config.json`` is readable and asks for the
-rules and the network the command asks for."""
+"""What ``wizard train --resume`` checks of the run in its folder: it is a run of the command resuming it, with
+nothing missing or damaged (``run_folder.resume_folder``), and its ``config.json`` is readable and asks for the rules
+and the network the command asks for."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from wizard_env.engine.rules import Rules
 from wizard_env.util.checks import short_repr
 
 from ..common import rules_json
+from ..run_folder import TRAIN, resume_folder
 from .train_config import TrainConfig
 
 
-def check_resume(out: Path, cfg: TrainConfig, rules: Rules) -> None:
-    """ValueError if ``out``'s run was started with other rules or another network than this command asks for."""
-    saved = saved_config(out)
+def check_resume(out: Path, cfg: TrainConfig, rules: Rules, commands: tuple[str, ...] = (TRAIN,)) -> None:
+    """ValueError if ``out`` holds no run of ``commands`` that can go on, or one started with other rules or another
+    network than this command asks for."""
+    saved = saved_config(out, commands)
     if saved is None:
         return
     if saved.get("rules") != rules_json(rules):
@@ -28,8 +31,10 @@ def check_resume(out: Path, cfg: TrainConfig, rules: Rules) -> None:
                              f"this command asks for {getattr(cfg, key)!r}")
 
 
-def saved_config(out: Path) -> dict | None:
-    """The config.json of the run in ``out`` (None if it has none); ValueError naming the file if it is damaged."""
+def saved_config(out: Path, commands: tuple[str, ...] = (TRAIN,)) -> dict | None:
+    """The config.json of the run of ``commands`` in ``out`` (None if it has none); ValueError naming the folder where
+    ``resume_folder`` refuses it, or the file if it is damaged."""
+    resume_folder(out, commands)
     path = out / "config.json"
     if not path.is_file():
         return None

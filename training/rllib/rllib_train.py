@@ -40,6 +40,7 @@ from wizard_env.util.files import remove_temps
 from wizard_env.engine.rules import Rules
 
 from .. import train_report
+from ..run_folder import RLLIB, resume_folder
 from ..common import check_ranges, rules_json, run_lock, say
 from .rllib_cluster import check_address, start_ray
 from .rllib_export import module_weights
@@ -287,9 +288,11 @@ def check_resume(out: Path, cfg: RLlibConfig, rules: Rules) -> None:
 
 
 def train_report_config(out: Path) -> dict:
-    """The config.json of an RLlib run in ``out``; ValueError naming the file if it is missing or not one."""
+    """The config.json of the RLlib run in ``out`` that a ``--resume`` continues; ValueError naming the folder where
+    ``run_folder.resume_folder`` refuses it, or the file if it is missing or not one."""
     import json
 
+    resume_folder(out, (RLLIB,))
     path = out / "config.json"
     try:
         saved = json.loads(path.read_text())

@@ -240,6 +240,11 @@ def network_weights(net) -> dict[str, np.ndarray]:
     return weights
 
 
+def network_shapes(width: int, hidden: list[int]) -> dict[str, tuple[int, ...]]:
+    """The shape of every weight of ``value_network(width, hidden)``, under the names of ``network_weights``."""
+    return {name: array.shape for name, array in network_weights(value_network(width, hidden)).items()}
+
+
 def mean_weights(parts: list[tuple[dict[str, np.ndarray], int]]) -> dict[str, np.ndarray]:
     """The mean of networks' weights of one shape, each ``(weights, count)`` counted ``count`` times (a mean of that
     many fits already): ``--soup``'s candidate."""

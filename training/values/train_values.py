@@ -83,9 +83,10 @@ from ..evaluation.gate import (confirm_seed, confirmed, describe, gate_path, gat
 from .opponent_pool import pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from ..rllib.rllib_cluster import check_address
+from ..run_folder import VALUES, baseline, new_folder, resume_folder
 from .values_progress import ChunkTally, fit_line, resumed_line
-from .values_config import (SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume, check_same_command,
-                            checkpoint_config, earlier_runs, read_run_config)
+from .values_config import (SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume, checkpoint_config,
+                            earlier_runs, resumed_config)
 from .zero import initial_path, write_initial
 
 
@@ -389,15 +390,15 @@ def run_training(cfg: ValuesConfig, rules: Rules, out: str | Path, resume: bool 
 
     out = Path(out)
     saved = out / "config.json"
-    if not resume and (saved.exists() or (out / "data").exists()):
-        raise ValueError(f"{out} already holds a run: pass --resume to continue it, or another --out")
-    if resume and saved.exists():  # a changed setting named as such, before the checks of the settings it leaves odd
-        before = read_run_config(saved)
-        check_same_command(before, header, out)
+    command = baseline(header["algo"]) if header and "algo" in header else VALUES
+    before = resumed_config(out, command) if resume else None
+    if not resume:
+        new_folder(out, command)
+    if before is not None:  # a changed setting named as such, before the checks of the settings it leaves odd
         check_resume(before, cfg, rules_json(rules), out, rounds)
-    elif resume and not (out / "data").is_dir():
-        raise ValueError(f"--resume: no run in {out} (no config.json)")
     check_config(cfg)
+    if resume:  # every checkpoint the run reads holds its network
+        resume_folder(out, (command,), rv.network_shapes(rv.input_width(cfg.features, cfg.advice), cfg.hidden))
     earlier_runs, earlier_decisions = data_from_chunks(cfg, out)  # their folders named, before anything is written
     if cfg.address:
         check_address(cfg.address)  # one line for a wrong address, before anything is written

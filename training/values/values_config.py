@@ -3,7 +3,8 @@
 
 A run saves its settings as config.json and inside every checkpoint. ``check_config`` names the first impossible
 setting (as its option) before anything is written, ``read_run_config`` reads config.json back for ``--resume``,
-``check_resume`` refuses a resume that changes the run (naming what it changes), ``saved_settings`` and
+``resumed_config`` reads the run a resume continues (``run_folder``: another command's run, or a missing or
+damaged file, is refused), ``check_resume`` refuses a resume that changes the run (naming what it changes), ``saved_settings`` and
 ``saved_rules`` give a resume the run's settings for the options it does not give, ``RESUME_MAY_CHANGE``
 lists what a resume may change and ``LATER_DEFAULTS`` gives the settings added since a run
 was saved the value such a run had, so runs saved before them keep resuming and loading.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +31,7 @@ from . import rollout_values as rv
 from ..common import check_ranges, json_rules, rules_json
 from ..evaluation.evaluate import EVAL_BYTES_PER_GAME
 from ..evaluation.gate import check_rule
+from ..run_folder import VALUES, Network, resume_folder
 from .opponent_pool import PREVIOUS, check_pool, names_checkpoint
 from .ray_collect import require_ray
 from .zero import is_zero
@@ -299,6 +302,15 @@ def as_option(key: str, value: object) -> str:
     return f"{option} {','.join(map(str, value)) if isinstance(value, list) else value}"
 
 
+def resumed_config(out: Path, command: str = VALUES, network: Network | None = None) -> dict | None:
+    """The config.json of the run in ``out`` that a ``--resume`` of ``command`` continues (None: it has none, and goes
+    on with the options given), once ``run_folder.resume_folder`` found that run there, its checkpoints sound (with
+    ``network``: of those shapes); ValueError naming what is wrong and how to recover."""
+    resume_folder(out, (command,), network)
+    path = out / "config.json"
+    return read_run_config(path) if os.path.lexists(path) else None
+
+
 def read_run_config(path: Path) -> dict:
     """A run's config.json, checked against what ``run_training`` writes; ValueError naming it, what is wrong and
     how to recover."""
@@ -344,15 +356,6 @@ def advice_bonus(cfg: ValuesConfig) -> float | dict[str, float]:
     if cfg.play_margin is None:
         return cfg.margin * rv.VALUE_SCALE
     return {"bid": cfg.margin * rv.VALUE_SCALE, "play": cfg.play_margin * rv.VALUE_SCALE}
-
-
-def check_same_command(before: dict, header: dict | None, out: Path) -> None:
-    """ValueError if the run in ``out`` was started by another command than the one resuming it: ``wizard baseline
-    values`` writes its algorithm (and arguments) into config.json, ``wizard train-values`` does not."""
-    algo, now = before.get("algo"), (header or {}).get("algo")
-    if algo != now:
-        started = f"wizard baseline {algo}" if algo else "wizard train-values"
-        raise ValueError(f"--resume: {out} is a run of {started}; resume it with {started} --out {out} --resume")
 
 
 def check_zero(cfg: ValuesConfig) -> None:

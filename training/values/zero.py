@@ -47,7 +47,7 @@ def initial_weights(hidden: list[int], seed: int) -> dict[str, np.ndarray]:
     each layer's weights and biases uniform in +-1/sqrt(its inputs), as torch's ``Linear`` draws them, but from
     ``np.random.default_rng([seed, INIT_STREAM])``, so a seed gives the same network with any torch."""
     rng = np.random.default_rng([seed, INIT_STREAM])
-    shapes = {name: array.shape for name, array in rv.network_weights(rv.value_network(rv.input_width(False, False), hidden)).items()}
+    shapes = rv.network_shapes(rv.input_width(False, False), hidden)
     weights = {}
     for name, shape in shapes.items():
         fan_in = shape[1] if len(shape) == 2 else shapes[name.replace("bias", "weight")][1]

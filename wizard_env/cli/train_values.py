@@ -53,7 +53,7 @@ from wizard_env.training.common import rule_opponents
 from wizard_env.training.values.train_values import run_training
 from wizard_env.training.evaluation.gate import GATE_RULES
 from wizard_env.training.values.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig,
-                                                      read_run_config, saved_rules, saved_settings)
+                                                      resumed_config, saved_rules, saved_settings)
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         options.check_range("--minutes", args.minutes, 0, None, above=True)
     require_packages(("torch", "openskill", "matplotlib"), "wizard train-values")
     out = Path(args.out)
-    before = read_run_config(out / "config.json") if args.resume and (out / "config.json").is_file() else None
+    before = resumed_config(out) if args.resume else None  # another command's run, or a damaged one, refused
     rules, rounds, setting = run_rules(args, before)
     if setting is not None:
         rule_opponents(setting, "wizard train-values")
