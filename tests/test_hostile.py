@@ -316,8 +316,8 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
     "recipe": [
         ([RECIPE], ["--out"]),
         ([RECIPE, "--out", ""], ["argument --out", "empty"]),
-        (["{files}/missing.toml", "--out", "{out}"], ["recipe {files}/missing.toml", "cannot read it"]),
-        (["{files}/a_folder", "--out", "{out}"], ["recipe {files}/a_folder", "cannot read it"]),
+        (["{files}/missing.toml", "--out", "{out}"], ["recipe {files}/missing.toml", "no such file"]),
+        (["{files}/a_folder", "--out", "{out}"], ["recipe {files}/a_folder", "is a folder, not a regular file"]),
         (["{files}/text.jsonl", "--out", "{out}"], ["recipe {files}/text.jsonl", "not valid TOML"]),
         (["{files}/deep.jsonl", "--out", "{out}"], ["recipe {files}/deep.jsonl", "not valid TOML"]),
         (["{files}/nan.npz", "--out", "{out}"], ["recipe {files}/nan.npz", "not a UTF-8 text file"]),

@@ -38,7 +38,8 @@ from .. import train_report
 from ..common import run_lock
 from ..values.fit_values import fit_fresh
 from ..values.margins import copy_checkpoint, run_grid
-from .recipe import KEYS, Recipe, Step, first_change
+from .recipe import Recipe, Step, first_change
+from .recipe_keys import KEYS
 from .recipe_plan import (DONE, check_out, check_step_names, checkpoint_of, saved_recipe, step_folder, step_settings,
                           values_command, what_it_runs)
 from ..values.train_values import ValuesTrainer, run_chunks, run_training
@@ -179,7 +180,7 @@ def goes_on(step: Step, ours: dict, theirs: dict) -> int:
 def _commands(table: dict) -> list[dict]:
     """A train-values step's commands as its recipe table says them: every key (the default where it gives none), with
     each ``[[step.stage]]``'s."""
-    keys = {**{k: default for k, (_, default) in KEYS["train-values"].items()}, **step_settings(table)}
+    keys = {**{k: key.default for k, key in KEYS["train-values"].items()}, **step_settings(table)}
     stages = keys.pop("stage") or [{}]
     return [{**keys, **stage} for stage in stages]
 

@@ -84,8 +84,8 @@ from .opponent_pool import pool_specs, read_checkpoints
 from .ray_collect import RayWorkers, most_decisions
 from ..rllib.rllib_cluster import check_address
 from .values_progress import ChunkTally, fit_line, resumed_line
-from .values_config import (SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume, check_same_command,
-                            checkpoint_config, earlier_runs, read_run_config)
+from .values_config import (EVAL_SEED_OFFSET, SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume,
+                            check_same_command, checkpoint_config, earlier_runs, read_run_config)
 from .zero import initial_path, write_initial
 
 
@@ -283,7 +283,7 @@ class ValuesTrainer:
 
         n, cfg = self.rules.num_players, self.cfg
         agents = [agent] + [RuleAgent(seed=np.random.default_rng([cfg.seed, 8, s])) for s in range(n - 1)]
-        result = evaluate(self.rules, ["ppo"] + ["rule"] * (n - 1), cfg.eval_deals, seed=10_000 + cfg.seed, agents=agents)
+        result = evaluate(self.rules, ["ppo"] + ["rule"] * (n - 1), cfg.eval_deals, seed=EVAL_SEED_OFFSET + cfg.seed, agents=agents)
         self.curve.add(samples, time.monotonic() - self.started, result)
         return train_report.row_of(result)
 
