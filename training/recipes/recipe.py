@@ -245,9 +245,10 @@ def _step(index: int, table: dict[str, Any], before: list[Step], fail, folder: P
         _check_settings(step, before)
     except ValueError as e:
         at, message = _option_key(str(e), kind)
-        known = at in schema
-        raise fail(step.where(at if known else None), message.removeprefix(f"{at}: ").removeprefix(f"{at} ")
-                   if known else message) from None
+        if at not in schema:
+            raise fail(step.where(), message) from None
+        message = message.removeprefix(f"{at}: ")
+        raise fail(step.where(at), message[len(at) + 1:] if message.startswith(f"{at} must ") else message) from None
     return step
 
 
@@ -275,13 +276,13 @@ def _check_settings(step: Step, before: list[Step]) -> None:
         check_fit(run, step.fit_config())
     elif step.kind == "margins":
         check_grid(step.margin_grid())
-        _check_plays(step, before, {k["players"]}, "players", "its tables have")
+        _check_plays(step, before, {k["players"]}, "players", "its tables have {}")
     elif step.kind == "eval-suite":
         config = step.suite_config("ppo")
         config.check()
         eval_suite.check_references(config.references)
         if set(eval_suite.ROW_KINDS) - {"players"} - set(config.skip):
-            _check_plays(step, before, {eval_suite.TABLE_PLAYERS}, "checkpoint", "the battery's rows but 'players' have "
+            _check_plays(step, before, {eval_suite.TABLE_PLAYERS}, "checkpoint", "the battery's rows but 'players' have {} "
                          "(skip rule, reference, play and self-play to measure the players rows alone)")
 
 
@@ -312,13 +313,14 @@ def plays(step: Step, before: list[Step]) -> set[int]:
 
 
 def _check_plays(step: Step, before: list[Step], needed: set[int], key: str, tables: str) -> None:
-    """ValueError naming ``key`` where the checkpoint ``step`` reads does not play the player counts ``needed``."""
+    """ValueError naming ``key`` where the checkpoint ``step`` reads does not play the player counts ``needed``
+    (``tables``: where they are needed, ``{}`` standing for the first count missing)."""
     source = step.keys["checkpoint"]
     counts = plays(next(s for s in before if s.name == source), before)
     missing = sorted(needed - counts)
     if missing:
         raise ValueError(f"{key}: the checkpoint of step {source!r} plays {'/'.join(map(str, sorted(counts)))} players, "
-                         f"and {tables} {missing[0]}")
+                         f"and {tables.format(missing[0])}")
 
 
 def _check_seeds(steps: list[Step], fail) -> None:

@@ -124,7 +124,7 @@ def key_problem(key: Key, name: str, value: Any) -> str | None:
     not finite, or outside the key's range; the message names the key."""
     if not _fits(key.kind, value):
         return f"expected {WANTED[key.kind]}, not {short_repr(value)}"
-    wrong = non_finite(value)
+    wrong = None if key.kind == "stages" else non_finite(value)  # a stage's keys are checked one by one
     if wrong is not None:
         return f"expected finite numbers, not {wrong}"
     if key.range is None or isinstance(value, str):
