@@ -13,8 +13,11 @@ folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that 
 | ``publish`` | copies the checkpoint to ``OUT/agent.npz`` and writes ``OUT/tables.md`` from the steps before | ``checkpoint`` |
 
 A ``checkpoint`` names an earlier step: a train-values step's latest checkpoint, a fit's, or the margins' choice.
-``load`` parses and checks a file: every error names the file, the step and the key. The margins' seeds must be
-other than every eval-suite step's (S, S + 1, S + 2), so the margins are not chosen on the deals that measure them.
+``load`` parses and checks a file before anything is written: every key against its kind of value and range
+(``recipe_keys.KEYS``, the ranges of the commands' own checks), each step's settings with its command's check
+function, and what a step reads from another (checkpoints that load and play the step's player counts); every
+error names the file, the step and the key. The margins' seeds must be other than every eval-suite step's (S, S + 1,
+S + 2), so the margins are not chosen on the deals that measure them.
 
 ``extends = "other.toml"`` (read from the file's folder) makes a recipe the other one with changes: a ``[[step]]``
 named as one of the other's gives the keys that replace that step's (a list whole), one of a new name is added
