@@ -82,9 +82,8 @@ EVAL_SEED_OFFSET = 10_000
 MAX_MARGIN = 1000
 #: The most iterations a run plays (a shipped recipe plays at most 60).
 MAX_ITERATIONS = 10_000
-#: The range of every numeric setting, (least, most), checked before a run writes anything (by ``wizard train-values``
-#: and a recipe's train-values step alike); a list's range is that of each of its numbers. The upper bounds are far
-#: past any run's (a day's run plays about 100 iterations of 2.4M decisions), so a typing slip is refused up front.
+#: The range of every numeric setting (of a list: of each number), checked before a run writes anything, by
+#: ``wizard train-values`` and a recipe's train-values step alike; upper bounds far past any run's, against slips.
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "iterations": (1, MAX_ITERATIONS), "samples": (1, 10**9), "games": (1, 10**6), "share": (0, 1), "workers": (1, 256),
     "margin": (0, MAX_MARGIN), "epochs": (1, 10_000), "learning_rate": (0, 1), "batch_size": (1, 10**7),
