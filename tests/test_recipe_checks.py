@@ -214,3 +214,12 @@ def test_regular_file_names_what_a_path_is_when_it_is_not_a_regular_file(tmp_pat
     assert str(error.value) == f"checkpoint {path}: is {kind}, not a regular file"
     (tmp_path / "file").write_text("x")
     assert files.regular_file(tmp_path / "file", "checkpoint") == tmp_path / "file"
+
+
+def test_a_step_that_reads_the_data_of_a_step_stored_otherwise_is_refused_before_any_file(tmp_path, capsys):
+    second = ('\n[[step]]\nname = "more"\nkind = "train-values"\nrounds = 2\nmix = [4]\nsamples = 100\ngames = 4\n'
+              'hidden = [16]\nadvice = false\nmargin = 0\ndata_from = ["data"]\n')
+    text = TINY.replace('\n[[step]]\nname = "fit"', second + '\n[[step]]\nname = "fit"')
+    line = refused(tmp_path, tomllib.loads(text), capsys)
+    assert line.endswith("step 2 'more', key 'data_from': step 'data' stores its decisions with RuleAgent's choice, "
+                         "this step with the action played (advice false)")

@@ -268,6 +268,7 @@ def _check_settings(step: Step, before: list[Step]) -> None:
         _check_stages(k["stage"])
         for cfg in step.values_stages():
             check_config(cfg)
+        _check_data_from(step, before)
     elif step.kind == "fit-values":
         data = next(s for s in before if s.name == k["data"])
         run = data.values_stages()[-1]
@@ -305,6 +306,22 @@ def _check_stages(stages: list[dict[str, Any]]) -> None:
         if stage.get("iterations", last) <= last:
             raise ValueError(f"--stage {i}: 'iterations' must grow from stage to stage (the total after the stage)")
         last = stage["iterations"]
+
+
+def _check_data_from(step: Step, before: list[Step]) -> None:
+    """ValueError naming ``--data-from`` and the first earlier step whose data this step cannot fit, as
+    ``values_config.earlier_runs`` would refuse it when the step runs: data stored with RuleAgent's choice where this
+    step's are stored with the action played (``advice`` false), or the other way round; a step that is no zero run
+    where this one is."""
+    cfg = step.values_stages()[-1]
+    for name in step.keys["data_from"]:
+        earlier = next(s for s in before if s.name == name).values_stages()[-1]
+        if earlier.advice != cfg.advice:
+            stored = {True: "RuleAgent's choice", False: "the action played (advice false)"}
+            raise ValueError(f"--data-from: step {name!r} stores its decisions with {stored[earlier.advice]}, this "
+                             f"step with {stored[cfg.advice]}")
+        if cfg.zero and not earlier.zero:
+            raise ValueError(f"--data-from: step {name!r} is no zero run; a zero step reads only the data of zero runs")
 
 
 def plays(step: Step, before: list[Step]) -> set[int]:

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from wizard_env.util.files import remove_temps, write_atomic
+from wizard_env.util.files import read_json, regular_file, remove_temps, write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 
 from ..evaluation import eval_suite
@@ -206,8 +206,9 @@ def _not_reused(step: Step, ours: dict, theirs: dict | None, there: Path, folder
     start = step.values_stages()[0].start if step.kind == "train-values" else ""
     if start:
         try:  # the fingerprint the step recorded; a run from before it: the file its config.json names, now
-            recorded = json.loads((there / DONE).read_text())["outputs"].get("start_sha256")
-            used = recorded or _sha256(Path(json.loads((there / "config.json").read_text())["train"]["start"]))
+            done, config = read_json(there / DONE)[0], read_json(there / "config.json")[0]  # None: not a regular file, ...
+            recorded = done["outputs"].get("start_sha256")
+            used = recorded or _sha256(regular_file(config["train"]["start"], "--start"))
             same = used == _sha256(Path(start))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             same = False
