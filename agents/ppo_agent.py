@@ -40,7 +40,7 @@ import numpy as np
 
 from wizard_env.engine.actions import Phase
 from wizard_env.util.checks import short_repr
-from wizard_env.util.files import DAMAGED_ARCHIVE, damaged, not_a_file, write_atomic
+from wizard_env.util.files import DAMAGED_ARCHIVE, damaged, regular_file, write_atomic
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION, SLICES, VERSION_FIELDS, version_columns
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -122,9 +122,7 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[dict, dict[str, np.ndarray
     """The (config, weights) of a checkpoint file or of a run folder's latest one; ValueError naming the file for a
     missing, damaged or foreign one."""
     path = checkpoint_file(path)
-    problem = not_a_file(path)  # a FIFO or a device is named as such, and never read
-    if problem is not None:
-        raise ValueError(f"checkpoint {path}: {problem}")
+    regular_file(path, "checkpoint")  # a FIFO or a device is named as such, and never read
     if not zipfile.is_zipfile(path):
         raise ValueError(f"checkpoint {path}: not a wizard checkpoint (a .npz archive of numbers)")
     try:

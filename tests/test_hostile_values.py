@@ -148,7 +148,7 @@ def test_a_run_killed_with_sigkill_takes_its_workers_with_it(tmp_path: Path, rea
 
 
 @pytest.mark.parametrize("hidden, problem", [([8192, 8192], "a 8192x8192 weight would unpack to 268,435,584 bytes"),
-                                             ([9000], "at most 16 layer widths"), ([8] * 17, "at most 16 layer widths"),
+                                             ([9000], "at most 8192, not 9000"), ([8] * 17, "at most 16 layer widths"),
                                              ([6000] * 16, "the network's weights would unpack to")])
 def test_a_network_no_checkpoint_can_hold_is_refused_before_any_work(tmp_path: Path, hidden, problem):
     with pytest.raises(ValueError, match="--hidden") as err:

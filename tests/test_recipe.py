@@ -808,7 +808,7 @@ def test_a_base_in_another_folder_keeps_naming_the_checkpoints_it_named(tmp_path
     (EXTENDED.replace('name = "margins"', 'name = "margins"\nkind = "fit-values"'), "wider", "step 'margins', key 'kind'"),
     (EXTENDED.replace('"tiny.toml"', '"wider.toml"'), "wider", "key 'extends'"),
     (EXTENDED.replace('"tiny.toml"', "3"), "wider", "key 'extends'"),
-    (EXTENDED.replace('"tiny.toml"', '"nowhere.toml"'), "nowhere", "cannot read it"),
+    (EXTENDED.replace('"tiny.toml"', '"nowhere.toml"'), "nowhere", "no such file"),
     (EXTENDED.replace("grid = [[0, 0], [1, 1], [1.5, 3]]", "grid = [[0, 0], [-1, 1]]"), "wider", "step 3 'margins', key 'grid'"),
     (EXTENDED.replace('name = "tiny-wider"\n', ""), "wider", "key 'name'"),
     (EXTENDED + '[[step]]\nname = "margins"\ndeals = 3\n', "wider", "step 'margins', key 'name'"),

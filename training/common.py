@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from wizard_env.engine.rules import Rules
 from wizard_env.envs.settings import Setting
 from wizard_env.util import options
+from wizard_env.util.checks import short_repr
 from wizard_env.util.files import check_writable
 from wizard_env.util.workers import pid_alive
 
@@ -48,12 +49,20 @@ def rule_opponents(setting: Setting, command: str) -> str:
 def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], above_zero: tuple[str, ...],
                  option: Callable[[str], str] = lambda name: f"--{name.replace('_', '-')}") -> None:
     """ValueError naming (as ``option`` names it on the command line) the first setting of ``cfg`` outside its range in
-    ``ranges``."""
+    ``ranges``; the range of a list (or a list of lists) is that of each of its numbers."""
     for name, (low, high) in ranges.items():
         value = getattr(cfg, name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"{option(name)} must be a finite number, not {value!r}")
-        options.check_range(option(name), value, low, high, above=name in above_zero)
+        for number in _numbers(value):
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+                raise ValueError(f"{option(name)} must be a finite number, not {short_repr(number)}")
+            options.check_range(option(name), number, low, high, above=name in above_zero)
+
+
+def _numbers(value: Any) -> list[Any]:
+    """A setting's numbers: itself, or those of a list or of a list of lists."""
+    if not isinstance(value, (list, tuple)):
+        return [value]
+    return [n for item in value for n in (item if isinstance(item, (list, tuple)) else [item])]
 
 
 def say(line: str) -> None:

@@ -34,13 +34,13 @@ import numpy as np
 from wizard_env.agents.registry import make_agent, parse_spec
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_env.util import options
-from wizard_env.util.checks import check_seed
+from wizard_env.util.checks import SEED_LIMIT
 from wizard_env.util.files import write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.util.workers import Workers
 
-from ..common import locked_run
-from .evaluate import EVAL_BYTES_PER_GAME, EvalResult, bid_accuracy_by_deal, evaluate
+from ..common import check_ranges, locked_run
+from .evaluate import EVAL_BYTES_PER_GAME, MAX_DEALS, EvalResult, bid_accuracy_by_deal, evaluate
 from .pairing import Figure, Pairing, pair, paired, pm
 from ..progress import Progress
 
@@ -58,6 +58,23 @@ DEFAULT_PLAYERS = (3, 5, 6)
 MAX_WORKERS = 64
 #: The baseline of every row but the references'.
 RULE = "rule"
+#: The option of each setting, where ``wizard eval-suite`` names it otherwise than ``--NAME`` (a recipe's eval-suite
+#: step takes the settings by their names).
+OPTIONS = {"agent": "AGENT", "deals": "--games", "references": "--reference", "reference_deals": "--reference-games",
+           "players": "--players-battery"}
+#: The range of every numeric setting (of ``players``: of each count), (least, most): deals at least 2 (an interval
+#: over deals needs two), a seed S that leaves room for S + 2; ``reference_deals``'s where it is given.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "deals": (2, MAX_DEALS), "seed": (0, SEED_LIMIT - 3), "workers": (1, MAX_WORKERS), "players": (MIN_PLAYERS, MAX_PLAYERS),
+}
+RANGES_IF_GIVEN: dict[str, tuple[float | None, float | None]] = {"reference_deals": RANGES["deals"]}
+#: The player count of the battery's tables but the ``players`` rows: the agent's and every reference's.
+TABLE_PLAYERS = 4
+
+
+def option(name: str) -> str:
+    """The option of the setting ``name``."""
+    return OPTIONS.get(name, f"--{name.replace('_', '-')}")
 
 
 # -- the battery -------------------------------------------------------------------------------------
@@ -82,24 +99,22 @@ class SuiteConfig:
             parse_spec(self.agent)
         except ValueError as err:
             raise ValueError(f"AGENT: {err}") from None
-        for option, deals in (("--games", self.deals), ("--reference-games", self.reference_deals)):
-            if deals is not None:
-                options.check_range(option, deals, 2)  # an interval over deals needs two of them
-        options.check_range("--seed", self.seed, 0, 2**63 - 3)  # the rows use S, S + 1 and S + 2
-        check_seed(self.seed, "--seed")
+        low, high = RANGES["players"]
+        wrong = next((n for n in self.players if type(n) is int and not low <= n <= high), None)
+        if wrong is not None:
+            raise ValueError(f"--players-battery {wrong}: Wizard is played by {low} to {high} players")
+        check_ranges(self, RANGES, (), option)
+        if self.reference_deals is not None:
+            check_ranges(self, RANGES_IF_GIVEN, (), option)
         for spec in self.references:
             try:
                 parse_spec(spec)
             except ValueError as err:
                 raise ValueError(f"--reference: {err}") from None
-        for n in self.players:
-            if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-                raise ValueError(f"--players-battery {n}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
         unknown = [k for k in self.skip if k not in ROW_KINDS]
         if unknown:
             raise ValueError(f"--skip {unknown[0]!r}: the rows are {', '.join(ROW_KINDS)}")
-        options.check_range("--workers", self.workers, 1, MAX_WORKERS)
-        most = max((4, *self.players))
+        most = max((TABLE_PLAYERS, *self.players))
         options.check_memory("--games", max(self.deals, self.reference_deals or 0) * self.workers,
                              EVAL_BYTES_PER_GAME * most)
 
@@ -278,12 +293,21 @@ def prepare(config: SuiteConfig) -> list[Row]:
         players = getattr(make_agent(config.agent, 0), "players", None)
     except ValueError as err:
         raise ValueError(f"AGENT: {err}") from None
-    for spec in config.references:
+    check_references(config.references)
+    return plan(config, None if players is None else tuple(players))
+
+
+def check_references(references: Sequence[str]) -> None:
+    """ValueError naming ``--reference`` and the first reference that builds no agent (a missing or damaged
+    checkpoint, ...) or one that does not play the battery's 4-player tables."""
+    for spec in references:
         try:
-            make_agent(spec, 0)
+            players = getattr(make_agent(spec, 0), "players", None)
         except ValueError as err:
             raise ValueError(f"--reference: {err}") from None
-    return plan(config, None if players is None else tuple(players))
+        if players is not None and TABLE_PLAYERS not in players:
+            raise ValueError(f"--reference {spec}: its network was trained for {'/'.join(map(str, players))} players, "
+                             f"and the reference tables have {TABLE_PLAYERS}")
 
 
 def run_suite(config: SuiteConfig, log: Callable[[str], object] | None = None, quiet: bool = False,

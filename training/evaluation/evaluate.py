@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 DEFAULT_BATCH_SIZE = 4096
 #: What an evaluation keeps per game played (its record row, seat table and seed: about 1.5 kB at 4 players).
 EVAL_BYTES_PER_GAME = 2000
+#: The most duplicate deals a recipe or a trainer's evaluation plays (2,000 take minutes; this many, days).
+MAX_DEALS = 10_000_000
 #: Shuffled game orders the ratings are averaged over (openskill rates games one after another).
 RATING_ORDERS = 10
 #: The optional packages of the report (the ``eval`` extra): the ratings and the plot.

@@ -13,8 +13,11 @@ folder name: letters, digits, ``-`` and ``_``), a ``kind`` and the keys of that 
 | ``publish`` | copies the checkpoint to ``OUT/agent.npz`` and writes ``OUT/tables.md`` from the steps before | ``checkpoint`` |
 
 A ``checkpoint`` names an earlier step: a train-values step's latest checkpoint, a fit's, or the margins' choice.
-``load`` parses and checks a file: every error names the file, the step and the key. The margins' seeds must be
-other than every eval-suite step's (S, S + 1, S + 2), so the margins are not chosen on the deals that measure them.
+``load`` parses and checks a file before anything is written: every key against its kind of value and range
+(``recipe_keys.KEYS``, the ranges of the commands' own checks), each step's settings with its command's check
+function, and what a step reads from another (checkpoints that load and play the step's player counts); every
+error names the file, the step and the key. The margins' seeds must be other than every eval-suite step's (S, S + 1,
+S + 2), so the margins are not chosen on the deals that measure them.
 
 ``extends = "other.toml"`` (read from the file's folder) makes a recipe the other one with changes: a ``[[step]]``
 named as one of the other's gives the keys that replace that step's (a list whole), one of a new name is added
@@ -31,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_env.engine.rules import Rules
 from wizard_env.util.checks import short_repr
 from wizard_env.util.files import read_toml
 
@@ -40,60 +43,9 @@ from ..values.fit_values import FitConfig, check_fit
 from ..values.margins import MarginGrid, check_grid
 from ..values.opponent_pool import names_checkpoint
 from ..values.values_config import RESUME_MAY_CHANGE, ValuesConfig, check_config
+from .recipe_keys import CHECKPOINT_KINDS, KEYS, KINDS, REQUIRED, SUITE_OPTION_KEYS, key_problem
 
-KINDS = ("train-values", "fit-values", "margins", "eval-suite", "publish")
-#: The kinds of step whose checkpoint another step may name.
-CHECKPOINT_KINDS = ("train-values", "fit-values", "margins")
 STEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-#: The eval-suite keys, their kinds and defaults (``SuiteConfig``'s, under the recipe's names).
-SUITE_KEYS: dict[str, tuple[str, Any]] = {
-    "checkpoint": ("step", None), "deals": ("int", eval_suite.DEFAULT_DEALS), "seed": ("int", eval_suite.DEFAULT_SEED),
-    "references": ("strs", list(eval_suite.DEFAULT_REFERENCES)), "reference_deals": ("int", None),
-    "players": ("ints", list(eval_suite.DEFAULT_PLAYERS)), "skip": ("strs", []), "workers": ("int", 1),
-}
-#: Keys of a kind of step that change how fast it runs, not what it makes: a resumed run may change them.
-SPEED_KEYS: dict[str, tuple[str, ...]] = {"eval-suite": ("workers",)}
-
-
-def _kind_of(default: Any) -> str:
-    """The kind of value of a dataclass field with this default."""
-    if isinstance(default, bool):
-        return "bool"
-    if isinstance(default, list):
-        return "grid" if default and isinstance(default[0], list) else "ints"
-    return {int: "int", float: "float", str: "str"}.get(type(default), "float")  # None: an optional margin
-
-
-def _dataclass_keys(cls) -> dict[str, tuple[str, Any]]:
-    return {k: ("rounds" if k == "rounds" else _kind_of(v), v) for k, v in dataclasses.asdict(cls()).items()}
-
-
-#: The keys of each kind of step besides ``name`` and ``kind``: (kind of value, default).
-KEYS: dict[str, dict[str, tuple[str, Any]]] = {
-    "train-values": {**_dataclass_keys(ValuesConfig), "pool": ("strs", []), "data_from": ("steps", []), "players": ("int", 4),
-                     "rounds": ("rounds", "standard"), "stage": ("stages", [])},
-    "fit-values": {"data": ("step", None), "iterations": ("ints", None), **_dataclass_keys(FitConfig)},
-    "margins": {"checkpoint": ("step", None), **_dataclass_keys(MarginGrid)},
-    "eval-suite": SUITE_KEYS,
-    "publish": {"checkpoint": ("step", None)},
-}
-#: Keys a step must give.
-REQUIRED = {"fit-values": ("data",), "margins": ("checkpoint",), "eval-suite": ("checkpoint",), "publish": ("checkpoint",)}
-
-
-def _fits(kind: str, value: Any) -> bool:
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    ints = isinstance(value, list) and all(type(v) is int for v in value)
-    return {"int": type(value) is int, "float": number, "bool": isinstance(value, bool), "str": isinstance(value, str),
-            "step": isinstance(value, str), "steps": isinstance(value, list) and all(isinstance(v, str) for v in value), "ints": ints, "strs": isinstance(value, list) and all(isinstance(v, str) for v in value),
-            "rounds": isinstance(value, str) or type(value) is int or ints and bool(value),
-            "grid": isinstance(value, list) and all(isinstance(v, list) for v in value),
-            "stages": isinstance(value, list) and all(isinstance(v, dict) for v in value)}[kind]
-
-
-WANTED = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string", "step": "the name of an earlier step",
-          "steps": "a list of names of earlier steps", "ints": "a list of integers", "strs": "a list of strings", "rounds": "'standard', 'amigo', a round count or a list of hand sizes",
-          "grid": "a list of [bid, play] pairs", "stages": "[[step.stage]] tables"}
 
 
 @dataclass(frozen=True)
@@ -144,16 +96,12 @@ class Recipe:
         return next(s for s in self.steps if s.name == name)
 
 
-#: The keys of eval-suite's options, where the two names differ.
-SUITE_OPTIONS = {"games": "deals", "reference": "references", "reference_games": "reference_deals", "players_battery": "players",
-                 "AGENT": "checkpoint"}
-
-
-def _option_key(message: str) -> tuple[str | None, str]:
-    """The key an error is about (its first ``--option``, or the key it starts with), and the message in key names."""
+def _option_key(message: str, kind: str) -> tuple[str | None, str]:
+    """The key an error about a step of ``kind`` is about (its first ``--option``, or the key it starts with), and the
+    message in key names."""
     def key_of(option: str) -> str:
         name = option.replace("-", "_")
-        return SUITE_OPTIONS.get(name, name)
+        return SUITE_OPTION_KEYS.get(name, name) if kind == "eval-suite" else name
 
     found = re.search(r"--([a-z][a-z-]*)", message) or re.match(r"([A-Za-z_]+)\b", message)
     return (key_of(found[1]) if found else None), re.sub(r"--([a-z][a-z-]*)", lambda m: key_of(m[1]), message)
@@ -163,7 +111,10 @@ def load(path: str | Path) -> Recipe:
     """Read and check a recipe file (and the recipes it ``extends``); ValueError naming the file, the step and the key
     at fault."""
     path = Path(path)
-    return parse(_expanded(path, ()), path)
+    try:
+        return parse(_expanded(path, ()), path)
+    except MemoryError:  # a limit on this process's memory (ulimit -v) that the checks of memory cannot see
+        raise ValueError(f"recipe {path}: out of memory while reading and checking it") from None
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -275,19 +226,20 @@ def _step(index: int, table: dict[str, Any], before: list[Step], fail, folder: P
             continue
         if key not in schema:
             raise fail(f"{where}, key {key!r}", f"unknown key of a {kind} step (keys: {', '.join(schema)})")
-        if not _fits(schema[key][0], value):
-            raise fail(f"{where}, key {key!r}", f"expected {WANTED[schema[key][0]]}, not {value!r}")
+        problem = key_problem(schema[key], key, value)
+        if problem is not None:
+            raise fail(f"{where}, key {key!r}", problem.removeprefix(f"{key} "))
         keys[key] = value
     for key in REQUIRED.get(kind, ()):
         if key not in keys:
             raise fail(f"{where}, key {key!r}", f"missing: a {kind} step names it")
-    keys = {k: keys.get(k, default) for k, (_, default) in schema.items()}
+    keys = {k: keys.get(k, spec.default) for k, spec in schema.items()}
     if kind == "train-values":
         _relative_paths(keys, lambda entry: str((folder / entry).resolve()))
     step = Step(index, name, kind, keys)
-    for key, (value_kind, _) in schema.items():  # a step named (data_from: several) is an earlier one of a kind that fits
-        names = keys[key] if value_kind == "steps" else [keys[key]] if value_kind == "step" and keys[key] is not None else []
-        wanted = ("train-values",) if kind == "fit-values" or value_kind == "steps" else CHECKPOINT_KINDS
+    for key, spec in schema.items():  # a step named (data_from: several) is an earlier one of a kind that fits
+        names = keys[key] if spec.kind == "steps" else [keys[key]] if spec.kind == "step" and keys[key] is not None else []
+        wanted = ("train-values",) if kind == "fit-values" or spec.kind == "steps" else CHECKPOINT_KINDS
         for named in names:
             found = next((s for s in before if s.name == named), None)
             if found is None or found.kind not in wanted:
@@ -295,54 +247,100 @@ def _step(index: int, table: dict[str, Any], before: list[Step], fail, folder: P
     try:
         _check_settings(step, before)
     except ValueError as e:
-        at, message = _option_key(str(e))
-        known = at in schema
-        raise fail(step.where(at if known else None), message.removeprefix(f"{at}: ") if known else message) from None
+        at, message = _option_key(str(e), kind)
+        if at not in schema:
+            raise fail(step.where(), message) from None
+        message = message.removeprefix(f"{at}: ")
+        raise fail(step.where(at), message[len(at) + 1:] if message.startswith(f"{at} must ") else message) from None
     return step
 
 
-def check_rules(players: int, rounds: Any) -> None:
-    """ValueError naming ``players`` or ``rounds`` if they make no game."""
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"--players {players}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
-    try:
-        Rules.make(players, rounds)
-    except ValueError as e:
-        raise ValueError(f"--rounds {rounds!r}: {e}") from None
-
-
 def _check_settings(step: Step, before: list[Step]) -> None:
-    """ValueError (naming the option or key) for the first impossible setting of ``step``."""
+    """ValueError (naming the option or key) for the first impossible setting of ``step``, with the check function of
+    its command; and what the step reads from an earlier one: a checkpoint that plays its player counts."""
     k = step.keys
     if step.kind in ("train-values", "margins"):
-        check_rules(k["players"], k["rounds"])
+        try:
+            Rules.make(k["players"], k["rounds"])
+        except ValueError as e:
+            raise ValueError(f"--rounds {short_repr(k['rounds'])}: {e}") from None
     if step.kind == "train-values":
-        last = 0
-        for i, stage in enumerate(k["stage"], 1):
-            wrong = next((key for key in stage if key not in RESUME_MAY_CHANGE), None)
-            if wrong is not None:
-                raise ValueError(f"--stage {i} sets {wrong!r}: a stage (a resumed run) may set only {', '.join(RESUME_MAY_CHANGE)}")
-            kinds = KEYS["train-values"]
-            bad = next((key for key, v in stage.items() if not _fits(kinds[key][0], v)), None)
-            if bad is not None:
-                raise ValueError(f"--stage {i}: {bad!r} expected {WANTED[kinds[bad][0]]}, not {stage[bad]!r}")
-            if stage.get("iterations", last) <= last:
-                raise ValueError(f"--stage {i}: 'iterations' must grow from stage to stage (the total after the stage)")
-            last = stage["iterations"]
+        _check_stages(k["stage"])
         for cfg in step.values_stages():
             check_config(cfg)
+        _check_data_from(step, before)
     elif step.kind == "fit-values":
         data = next(s for s in before if s.name == k["data"])
         run = data.values_stages()[-1]
         iterations = k["iterations"]
         if iterations is not None and (not iterations or len(set(iterations)) != len(iterations)
                                        or not all(0 <= i < run.iterations for i in iterations)):
-            raise ValueError(f"--iterations {iterations}: expected distinct iterations of step {data.name!r} (0 to {run.iterations - 1})")
+            raise ValueError(f"--iterations {short_repr(iterations)}: expected distinct iterations of step {data.name!r} "
+                             f"(0 to {run.iterations - 1})")
         check_fit(run, step.fit_config())
     elif step.kind == "margins":
         check_grid(step.margin_grid())
+        _check_plays(step, before, {k["players"]}, "players", "its tables have {}")
     elif step.kind == "eval-suite":
-        step.suite_config("ppo").check()
+        config = step.suite_config("ppo")
+        config.check()
+        eval_suite.check_references(config.references)
+        if set(eval_suite.ROW_KINDS) - {"players"} - set(config.skip):
+            _check_plays(step, before, {eval_suite.TABLE_PLAYERS}, "checkpoint", "the battery's rows but 'players' have {} "
+                         "(skip rule, reference, play and self-play to measure the players rows alone)")
+
+
+def _check_stages(stages: list[dict[str, Any]]) -> None:
+    """ValueError naming ``--stage`` and the first stage that sets a key a resumed run may not change, a value that is
+    not one of its key, or fewer iterations than the stage before."""
+    last = 0
+    for i, stage in enumerate(stages, 1):
+        wrong = next((key for key in stage if key not in RESUME_MAY_CHANGE), None)
+        if wrong is not None:
+            raise ValueError(f"--stage {i} sets {short_repr(wrong)}: a stage (a resumed run) may set only "
+                             f"{', '.join(RESUME_MAY_CHANGE)}")
+        for key, value in stage.items():
+            problem = key_problem(KEYS["train-values"][key], key, value)
+            if problem is not None:
+                raise ValueError(f"--stage {i}: {key!r}: {problem.removeprefix(f'{key} ')}")
+        if stage.get("iterations", last) <= last:
+            raise ValueError(f"--stage {i}: 'iterations' must grow from stage to stage (the total after the stage)")
+        last = stage["iterations"]
+
+
+def _check_data_from(step: Step, before: list[Step]) -> None:
+    """ValueError naming ``--data-from`` and the first earlier step whose data this step cannot fit, as
+    ``values_config.earlier_runs`` would refuse it when the step runs: data stored with RuleAgent's choice where this
+    step's are stored with the action played (``advice`` false), or the other way round; a step that is no zero run
+    where this one is."""
+    cfg = step.values_stages()[-1]
+    for name in step.keys["data_from"]:
+        earlier = next(s for s in before if s.name == name).values_stages()[-1]
+        if earlier.advice != cfg.advice:
+            stored = {True: "RuleAgent's choice", False: "the action played (advice false)"}
+            raise ValueError(f"--data-from: step {name!r} stores its decisions with {stored[earlier.advice]}, this "
+                             f"step with {stored[cfg.advice]}")
+        if cfg.zero and not earlier.zero:
+            raise ValueError(f"--data-from: step {name!r} is no zero run; a zero step reads only the data of zero runs")
+
+
+def plays(step: Step, before: list[Step]) -> set[int]:
+    """The player counts the checkpoint of ``step`` (a train-values, fit-values or margins step) plays: those of the
+    train-values step it comes from (its ``mix`` and the ``players`` of its evaluations)."""
+    while step.kind != "train-values":
+        step = next(s for s in before if s.name == step.keys["data" if step.kind == "fit-values" else "checkpoint"])
+    return {*step.keys["mix"], step.keys["players"]}
+
+
+def _check_plays(step: Step, before: list[Step], needed: set[int], key: str, tables: str) -> None:
+    """ValueError naming ``key`` where the checkpoint ``step`` reads does not play the player counts ``needed``
+    (``tables``: where they are needed, ``{}`` standing for the first count missing)."""
+    source = step.keys["checkpoint"]
+    counts = plays(next(s for s in before if s.name == source), before)
+    missing = sorted(needed - counts)
+    if missing:
+        raise ValueError(f"{key}: the checkpoint of step {source!r} plays {'/'.join(map(str, sorted(counts)))} players, "
+                         f"and {tables.format(missing[0])}")
 
 
 def _check_seeds(steps: list[Step], fail) -> None:

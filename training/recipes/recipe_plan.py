@@ -11,7 +11,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from .recipe import SPEED_KEYS, Recipe, Step, first_change
+from .recipe import Recipe, Step, first_change
+from .recipe_keys import SPEED_KEYS
 from ..values.values_config import ValuesConfig
 
 DONE = "done.json"

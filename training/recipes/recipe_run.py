@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from wizard_env.util.files import remove_temps, write_atomic
+from wizard_env.util.files import read_json, regular_file, remove_temps, write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 
 from ..evaluation import eval_suite
@@ -38,7 +38,8 @@ from .. import train_report
 from ..common import run_lock
 from ..values.fit_values import fit_fresh
 from ..values.margins import copy_checkpoint, run_grid
-from .recipe import KEYS, Recipe, Step, first_change
+from .recipe import Recipe, Step, first_change
+from .recipe_keys import KEYS
 from .recipe_plan import (DONE, check_out, check_step_names, checkpoint_of, saved_recipe, step_folder, step_settings,
                           values_command, what_it_runs)
 from ..values.train_values import ValuesTrainer, run_chunks, run_training
@@ -179,7 +180,7 @@ def goes_on(step: Step, ours: dict, theirs: dict) -> int:
 def _commands(table: dict) -> list[dict]:
     """A train-values step's commands as its recipe table says them: every key (the default where it gives none), with
     each ``[[step.stage]]``'s."""
-    keys = {**{k: default for k, (_, default) in KEYS["train-values"].items()}, **step_settings(table)}
+    keys = {**{k: key.default for k, key in KEYS["train-values"].items()}, **step_settings(table)}
     stages = keys.pop("stage") or [{}]
     return [{**keys, **stage} for stage in stages]
 
@@ -205,8 +206,9 @@ def _not_reused(step: Step, ours: dict, theirs: dict | None, there: Path, folder
     start = step.values_stages()[0].start if step.kind == "train-values" else ""
     if start:
         try:  # the fingerprint the step recorded; a run from before it: the file its config.json names, now
-            recorded = json.loads((there / DONE).read_text())["outputs"].get("start_sha256")
-            used = recorded or _sha256(Path(json.loads((there / "config.json").read_text())["train"]["start"]))
+            done, config = read_json(there / DONE)[0], read_json(there / "config.json")[0]  # None: not a regular file, ...
+            recorded = done["outputs"].get("start_sha256")
+            used = recorded or _sha256(regular_file(config["train"]["start"], "--start"))
             same = used == _sha256(Path(start))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             same = False

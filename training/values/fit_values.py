@@ -26,11 +26,12 @@ import numpy as np
 
 from wizard_env.agents.ppo_agent import phase_bonus, save_checkpoint
 from wizard_env.engine.rules import Rules
+from wizard_env.util.checks import SEED_LIMIT
 
 from . import rollout_values as rv
 from ..common import check_ranges
 from .chunk_worker import CHUNK_RECOVERY
-from .values_config import ValuesConfig, advice_bonus, check_config, checkpoint_config
+from .values_config import RANGES as VALUES_RANGES, ValuesConfig, advice_bonus, check_config, checkpoint_config
 
 #: Held-out decisions that measure a fit, at most (as train-values measures its iterations).
 CHECK_DECISIONS = 30_000
@@ -53,10 +54,11 @@ class FitConfig:
     torch_threads: int = 1  #: torch threads of the fit (one: on a busy 2-core machine two threads ran 7x slower)
 
 
-#: The range of every numeric setting, (least, most) with None for no bound.
+#: The range of every numeric setting, (least, most), a train-values setting's where the fit has it too; a list's
+#: range is that of each of its numbers.
 RANGES: dict[str, tuple[float | None, float | None]] = {
-    "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "seed": (0, 2**63 - 1),
-    "held_out_every": (2, None), "margin": (0, None), "play_margin": (0, None), "torch_threads": (1, 256),
+    **{k: VALUES_RANGES[k] for k in ("epochs", "learning_rate", "batch_size", "margin", "torch_threads", "hidden")},
+    "seed": (0, SEED_LIMIT - 1), "held_out_every": (2, 10**6), "play_margin": VALUES_RANGES["margin"],
 }
 
 

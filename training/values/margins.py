@@ -25,17 +25,19 @@ import numpy as np
 
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.agents.registry import make_agent
-from wizard_env.engine.rules import Rules
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_env.engine.simulate import derive_seeds
 from wizard_env.util import options
-from wizard_env.util.checks import check_seed
+from wizard_env.util.checks import SEED_LIMIT, short_repr
 from wizard_env.util.files import write_atomic
 from wizard_env.util.stopwatch import Stopwatch
 
 from . import rollout_values as rv
 from ..evaluation.eval_suite import Table
 from ..evaluation.pairing import Figure, deal_means, pair
-from ..evaluation.evaluate import EVAL_BYTES_PER_GAME, EvalResult, evaluate
+from ..common import check_ranges
+from ..evaluation.evaluate import EVAL_BYTES_PER_GAME, MAX_DEALS, EvalResult, evaluate
+from .values_config import MAX_MARGIN
 
 #: What a grid may be chosen by: the mean against RuleAgents, in self-play, or their sum.
 CHOOSE = ("rule", "self-play", "both")
@@ -57,24 +59,29 @@ class MarginGrid:
     choose: str = "rule"  #: the figure the best pair is chosen by: rule, self-play or both (their sum)
 
 
+#: The range of every numeric setting (of ``grid``: of each margin, in points), (least, most); ``deals`` at least 2:
+#: an interval over deals needs two.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "grid": (0, MAX_MARGIN), "deals": (2, MAX_DEALS), "players": (MIN_PLAYERS, MAX_PLAYERS), "seed": (0, SEED_LIMIT - 1),
+    "self_play_seed": (0, SEED_LIMIT - 1),
+}
+
+
 def check_grid(grid: MarginGrid) -> None:
     """ValueError naming the first impossible setting (by its key)."""
     if not grid.grid:
         raise ValueError("grid: give at least one [bid, play] pair of margins")
     for pair_ in grid.grid:
-        if len(pair_) != 2 or any(isinstance(m, bool) or not isinstance(m, (int, float)) or not m >= 0 for m in pair_):
-            raise ValueError(f"grid: {pair_!r} is not a [bid, play] pair of margins of at least 0 points")
+        if len(pair_) != 2 or any(isinstance(m, bool) or not isinstance(m, (int, float)) for m in pair_):
+            raise ValueError(f"grid: {short_repr(pair_)} is not a [bid, play] pair of margins in points")
+    check_ranges(grid, RANGES, (), option=lambda name: name)
     if len({tuple(p) for p in grid.grid}) != len(grid.grid):
         raise ValueError("grid: a pair of margins is given twice")
-    if grid.deals < 2:
-        raise ValueError(f"deals must be at least 2 (an interval over deals needs two), not {grid.deals}")
     options.check_memory("deals", grid.deals, EVAL_BYTES_PER_GAME * grid.players)
     if grid.choose not in CHOOSE:
-        raise ValueError(f"choose must be one of {', '.join(CHOOSE)}, not {grid.choose!r}")
+        raise ValueError(f"choose must be one of {', '.join(CHOOSE)}, not {short_repr(grid.choose)}")
     if grid.seed == grid.self_play_seed:
         raise ValueError("self_play_seed must differ from seed (other deals for the other table)")
-    for key in ("seed", "self_play_seed"):
-        check_seed(getattr(grid, key), key)
 
 
 def _name(bid: float, play: float) -> str:

@@ -85,8 +85,8 @@ from .ray_collect import RayWorkers, most_decisions
 from ..rllib.rllib_cluster import check_address
 from ..run_folder import VALUES, baseline, new_folder, resume_folder
 from .values_progress import ChunkTally, fit_line, resumed_line
-from .values_config import (SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume, checkpoint_config,
-                            earlier_runs, resumed_config)
+from .values_config import (EVAL_SEED_OFFSET, SAMPLE_BYTES, ValuesConfig, advice_bonus, check_config, check_resume,
+                            checkpoint_config, earlier_runs, resumed_config)
 from .zero import initial_path, write_initial
 
 
@@ -284,7 +284,7 @@ class ValuesTrainer:
 
         n, cfg = self.rules.num_players, self.cfg
         agents = [agent] + [RuleAgent(seed=np.random.default_rng([cfg.seed, 8, s])) for s in range(n - 1)]
-        result = evaluate(self.rules, ["ppo"] + ["rule"] * (n - 1), cfg.eval_deals, seed=10_000 + cfg.seed, agents=agents)
+        result = evaluate(self.rules, ["ppo"] + ["rule"] * (n - 1), cfg.eval_deals, seed=EVAL_SEED_OFFSET + cfg.seed, agents=agents)
         self.curve.add(samples, time.monotonic() - self.started, result)
         return train_report.row_of(result)
 

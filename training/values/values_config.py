@@ -18,18 +18,18 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wizard_env.agents.checkpoint import check_hidden, portable_path
+from wizard_env.agents.checkpoint import MAX_WIDTH, check_hidden, portable_path
 from wizard_env.agents.ppo_agent import FORMAT, LEARNED_PHASES, load_checkpoint
 from wizard_env.engine.actions import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
-from wizard_env.engine.rules import Rules
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_env.envs.settings import SETTINGS
 from wizard_env.util import options
-from wizard_env.util.checks import short_repr
+from wizard_env.util.checks import SEED_LIMIT, short_repr
 
 from . import rollout_values as rv
 from ..common import check_ranges, json_rules, rules_json
-from ..evaluation.evaluate import EVAL_BYTES_PER_GAME
+from ..evaluation.evaluate import EVAL_BYTES_PER_GAME, MAX_DEALS
 from ..evaluation.gate import check_rule
 from ..run_folder import VALUES, Network, resume_folder
 from .opponent_pool import PREVIOUS, check_pool, names_checkpoint
@@ -79,13 +79,24 @@ class ValuesConfig:
     zero: bool = False  #: with --no-advice, from the rules alone (training/values/zero.py): no RuleAgent in training at all (no --rule-tables; --pool of previous and zero checkpoints; --start and --data-from only zero runs); iteration 0 collects with a network of random weights drawn from --seed (checkpoints/init.npz), which also starts the first fit; RuleAgent stays in the evaluations
 
 
-#: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
+#: What the evaluation after each fit adds to ``seed`` for its deals (``ValuesTrainer``), so a seed leaves room for it.
+EVAL_SEED_OFFSET = 10_000
+#: The most points a margin over RuleAgent's choice may be (a round scores at most 220: past it, no departure at all).
+MAX_MARGIN = 1000
+#: The most iterations a run plays (a shipped recipe plays at most 60).
+MAX_ITERATIONS = 10_000
+#: The range of every numeric setting (of a list: of each number), checked before a run writes anything, by
+#: ``wizard train-values`` and a recipe's train-values step alike; upper bounds far past any run's, against slips.
 RANGES: dict[str, tuple[float | None, float | None]] = {
-    "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
-    "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
-    "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None), "rule_tables": (0, 1),
-    "pool_tables": (0, 1), "gate": (0, None), "patience": (0, None), "confirm": (0, None),
+    "iterations": (1, MAX_ITERATIONS), "samples": (1, 10**9), "games": (1, 10**6), "share": (0, 1), "workers": (1, 256),
+    "margin": (0, MAX_MARGIN), "epochs": (1, 10_000), "learning_rate": (0, 1), "batch_size": (1, 10**7),
+    "eval_deals": (1, MAX_DEALS), "torch_threads": (1, 256), "search_samples": (1, 10_000), "search_top": (0, NUM_ACTIONS),
+    "rule_tables": (0, 1), "pool_tables": (0, 1), "gate": (0, MAX_DEALS), "patience": (0, MAX_ITERATIONS),
+    "confirm": (0, MAX_DEALS), "seed": (0, SEED_LIMIT - 1 - EVAL_SEED_OFFSET), "mix": (MIN_PLAYERS, MAX_PLAYERS),
+    "hidden": (1, MAX_WIDTH),
 }
+#: The ranges of the settings that may be None (not given).
+RANGES_IF_GIVEN: dict[str, tuple[float | None, float | None]] = {"play_margin": RANGES["margin"]}
 ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
 #: does), which measured better than ``last`` in self-play: see the model card.
@@ -126,6 +137,8 @@ def check_config(cfg: ValuesConfig) -> None:
         raise ValueError("--search-top applies to --targets search only")
     if cfg.targets != "search" and cfg.search_infer:
         raise ValueError("--search-infer applies to --targets search only")
+    if not cfg.mix or len(set(cfg.mix)) != len(cfg.mix):
+        raise ValueError(f"--mix must be distinct player counts, at least one, not {short_repr(cfg.mix)}")
     check_ranges(cfg, RANGES, ABOVE_ZERO)
     for option, deals, none in (("--gate", cfg.gate, "no gate"), ("--confirm", cfg.confirm, "no confirmation")):
         if deals == 1:  # an interval over deals needs two of them
@@ -145,7 +158,7 @@ def check_config(cfg: ValuesConfig) -> None:
     if cfg.zero:
         check_zero(cfg)
     if cfg.play_margin is not None:
-        check_ranges(cfg, {"play_margin": RANGES["margin"]}, ())
+        check_ranges(cfg, RANGES_IF_GIVEN, ())
     if not cfg.hidden or any(h < 1 for h in cfg.hidden):
         raise ValueError(f"--hidden must be positive layer sizes, not {cfg.hidden}")
     check_hidden(cfg.hidden, rv.input_width(cfg.features, cfg.advice), name="--hidden")  # the checkpoint's limits, before any work

@@ -5,8 +5,9 @@ onto it, so a crash or a kill leaves the old content or the new, never half of i
 where it did: its target is replaced. A character device, a FIFO or a file this process has open
 (``/dev/null``, a pipe, ``/dev/stdout``) is written through, as a shell redirection does; a folder, a block
 device or a socket is refused. Errors name the path the caller gave, never the temporary file.
-A file to be read is checked with ``not_a_file``, which says what a path is when it is not a regular file; what
-reading a damaged ``.npz`` raises (``DAMAGED_ARCHIVE``) becomes one error naming it (``damaged``).
+A file to be read is checked with ``not_a_file``, which says what a path is when it is not a regular file
+(``regular_file`` raises it, naming the file); what reading a damaged ``.npz`` raises (``DAMAGED_ARCHIVE``) becomes
+one error naming it (``damaged``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,16 @@ def not_a_file(path: str | os.PathLike) -> str | None:
     except OSError as err:  # a folder on the way that may not be searched, a loop of links, a name too long
         return (err.strerror or str(err)).lower()
     return None if stat.S_ISREG(mode) else f"is {file_kind(mode)}, not a regular file"
+
+
+def regular_file(path: str | os.PathLike, what: str) -> Path:
+    """``path`` as a Path where it leads to a regular file; else ValueError ``"{what} {path}: "`` and what it is
+    (``not_a_file``): every command calls it before it reads a file the user names, so a FIFO, a device or a folder
+    is refused by name and never opened."""
+    problem = not_a_file(path)
+    if problem is not None:
+        raise ValueError(f"{what} {os.fspath(path)}: {problem}")
+    return Path(path)
 
 
 def read_json(path: str | os.PathLike) -> tuple[Any, str | None]:
@@ -262,10 +273,14 @@ def remove_temps(folder: str | os.PathLike) -> list[Path]:
 
 def read_toml(path: Path, what: str) -> dict:
     """A TOML file's contents (the standard library's ``tomllib``, or ``tomli`` on Python 3.10); ValueError starting
-    ``"{what} {path}: "`` for a file that cannot be read, is not UTF-8 text or is not valid TOML."""
+    ``"{what} {path}: "`` for a path that is not a regular file (``regular_file``), a file that cannot be read, is not
+    UTF-8 text or is not valid TOML, or one too large for the memory this process may take."""
     toml = importlib.import_module("tomllib" if importlib.util.find_spec("tomllib") else "tomli")
+    regular_file(path, what)
     try:
         return toml.loads(path.read_text(encoding="utf-8"))
+    except MemoryError:
+        raise ValueError(f"{what} {path}: out of memory reading it ({os.path.getsize(path):,} bytes)") from None
     except OSError as e:
         raise ValueError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
     except UnicodeDecodeError:

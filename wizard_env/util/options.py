@@ -63,11 +63,17 @@ def path_type(text: str) -> str:
 def check_range(option: str, value: float, low: float | None = None, high: float | None = None, above: bool = False) -> None:
     """ValueError naming ``option`` unless ``low <= value <= high`` (``above``: ``low < value``; None: no bound)."""
     if (low is not None and (value <= low if above else value < low)) or (high is not None and value > high):
-        least = f"more than {low:g}" if above else f"at least {low:g}"
+        least = f"more than {_bound(low)}" if above else f"at least {_bound(low)}"
         if high is None:
             need = least
         elif low is None:
-            need = f"at most {high:g}"
+            need = f"at most {_bound(high)}"
         else:
-            need = f"{least} and at most {high:g}"
+            need = f"{least} and at most {_bound(high)}"
         raise ValueError(f"{option} must be {need}, not {short_repr(value)}")
+
+
+def _bound(number: float | None) -> str:
+    """A bound as a message writes it: an integer with every digit (a seed's 9223372036854775807, not 9.22337e+18),
+    any other number as ``:g`` writes it."""
+    return str(number) if isinstance(number, int) else f"{number:g}"
