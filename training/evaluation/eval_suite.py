@@ -275,12 +275,12 @@ def prepare(config: SuiteConfig) -> list[Row]:
     game), and plan the rows; ValueError naming the option at fault."""
     config.check()
     try:
-        players = getattr(make_agent(config.agent, 0), "players", None)
+        players = getattr(make_agent(config.agent, 0, sees_hidden=True), "players", None)
     except ValueError as err:
         raise ValueError(f"AGENT: {err}") from None
     for spec in config.references:
         try:
-            make_agent(spec, 0)
+            make_agent(spec, 0, sees_hidden=True)
         except ValueError as err:
             raise ValueError(f"--reference: {err}") from None
     return plan(config, None if players is None else tuple(players))
