@@ -1,8 +1,10 @@
 """OracleAgent: search on the true deal, for measurement only. It plays legal moves, seeded; it beats RuleAgent
 clearly; only the evaluator hands it the true deal, every other place refuses it in one line; no other agent is
-handed hidden state."""
+handed hidden state; and the docs' ceiling table is the one its JSON makes."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,9 +15,11 @@ from wizard_env.agents.registry import make_agent, sees_hidden
 from wizard_env.cli.main import main
 from wizard_env.engine.batch import WizardBatch
 from wizard_env.engine.rules import Rules
+from wizard_env.training.evaluation.ceiling import ceiling_table
 from wizard_env.training.evaluation.evaluate import evaluate, play_games
 
 RULES_5R = Rules.make(4, 5)
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 REFUSED = "'oracle' sees every hidden card: it is for measurement only"
 
 
@@ -119,3 +123,8 @@ def test_learner_envs_refuse_it_by_spec_and_as_an_agent():
     with pytest.raises(ValueError, match=REFUSED):
         WizardVecEnv(2, opponents="oracle:rollout=rule")
 
+
+def test_the_docs_ceiling_table_is_the_one_its_json_makes():
+    table = ceiling_table(DOCS / "oracle", DOCS / "cards", DOCS)
+    assert table in (DOCS / "search.md").read_text()
+    assert "| wizard-4p | `oracle:rollout=rule` |" in table and "| wizard-4p-5r | `net` |" in table
