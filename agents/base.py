@@ -56,6 +56,9 @@ class Agent(ABC):
 
     #: Short name used on the command line and in tables (``rule``, ``random``).
     name: str = "agent"
+    #: Whether the agent reads the true deal, every hidden card (``oracle``, for measurement only): the evaluator alone
+    #: hands it the games, through ``act_hidden``; every other agent plays from what its seat sees.
+    sees_hidden: bool = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -77,6 +80,11 @@ class Agent(ABC):
         observations and masks. A search agent (``pimc``) overrides it to read the games themselves, through
         ``wizard_env.engine.determinize``; whoever plays agents on a batch calls this, so both kinds fit."""
         return self.act_batch(batch.observe(games), batch.legal_masks(games))
+
+    def act_hidden(self, batch, games: np.ndarray) -> np.ndarray:
+        """Actions for games ``games`` of a ``WizardBatch``, reading their hidden cards: only for an agent that declares
+        ``sees_hidden``, and only the evaluator (``training.evaluation.evaluate.play_games``) calls it."""
+        raise ValueError(f"agent {self.name!r} does not see hidden cards: it plays through act_games")
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Same as ``act``."""

@@ -148,6 +148,10 @@ class PIMCAgent(Agent):
 
     def act_games(self, batch: WizardBatch, games: np.ndarray) -> np.ndarray:
         """A legal action [k] for the acting seat of each of ``games`` of ``batch``, chosen by search."""
+        return self._act(batch, games)
+
+    def _act(self, batch: WizardBatch, games: np.ndarray) -> np.ndarray:
+        """``act_games``: the searched decisions in chunks of at most ``MAX_ROLLOUTS`` copies, each by ``_search``."""
         games = np.asarray(games)
         masks = batch.legal_masks(games)  # validates the games
         if not masks.any(axis=1).all():

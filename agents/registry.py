@@ -11,6 +11,7 @@
 | ``baseline:PATH`` | a from-scratch baseline of ``wizard baseline`` (or its run folder): the network alone makes every decision, greedily over the legal actions; a network with RuleAgent's advice is refused |
 | ``pimc`` | search on determinized rollouts, with options (below) |
 | ``search`` | ``pimc`` with ``SEARCH_OPTIONS``: ``net-v7`` as rollout policy, prior and bid model, worlds weighed by the bids (docs/cards/search.md); its own options override them, ``search:samples=16`` |
+| ``oracle`` | search on the true deal, every hidden card seen, for measurement only: ``wizard eval`` and ``eval-suite`` play it, everything else refuses it (``agents.oracle_agent``); ``oracle:rollout=rule`` |
 | ``py:MODULE:NAME``, ``py:PATH.py:NAME`` | a user's agent: the class or factory ``NAME`` of a module or a file, with options ``key=value`` (``agents.user_agent``; it runs the user's code) |
 | an installed name | an agent an installed package registers in the entry-point group ``wizard_env.agents`` (``agents.user_agent``) |
 
@@ -41,6 +42,8 @@ import numpy as np
 
 from . import user_agent
 from .base import Agent
+from .oracle_agent import HIDDEN_REFUSAL, OracleAgent
+from .oracle_agent import parse_options as _oracle_options
 from .pimc_agent import PIMCAgent
 from .pimc_agent import parse_options as _pimc_options
 from .ppo_agent import PLAY_MODES, NetAgent
@@ -127,6 +130,10 @@ def _search(arg: str | None, seed: Seed) -> Agent:
     return PIMCAgent(**_pimc_options(arg, "search", _pimc_options(SEARCH_OPTIONS)), seed=seed)
 
 
+def _oracle(arg: str | None, seed: Seed) -> Agent:
+    return OracleAgent(**_oracle_options(arg), seed=seed)
+
+
 def _user_target(name: str, arg: str | None, spec: str) -> tuple[Callable[..., object], dict[str, object]]:
     """The class or factory of a user's agent (``py:SOURCE:NAME`` or an installed name) and its options."""
     parts = arg.split(":") if arg else []
@@ -153,6 +160,7 @@ _FACTORIES: dict[str, Factory] = {
     "baseline": _baseline,
     "pimc": _pimc,
     "search": _search,
+    "oracle": _oracle,
     PY: _user(PY),
 }
 
@@ -163,10 +171,12 @@ ALIASES: dict[str, str] = {name: "net" + name[3:] for name in AGENT_NAMES if nam
 #: A user's agents in short, for help texts.
 USER_SPECS = "py:MODULE:NAME, py:PATH.py:NAME, installed agents"
 #: The agent names in short, for messages and help: the lineage as a range, without the old aliases.
-NAMES_IN_SHORT = (in_short(["random", "rule", *BY_NAME, "net:PATH", "baseline:PATH", "pimc", "search"])
+NAMES_IN_SHORT = (in_short(["random", "rule", *BY_NAME, "net:PATH", "baseline:PATH", "pimc", "search", "oracle"])
                   + f", {USER_SPECS} (old names: ppo, ppo-vN, ppo-bid, ppo:PATH)")
 #: Agents that search the game itself (``act_games``), so they cannot play from an observation and a mask alone.
-SEARCH_AGENTS: tuple[str, ...] = ("pimc", "search")
+SEARCH_AGENTS: tuple[str, ...] = ("pimc", "search", "oracle")
+#: Agents that see every hidden card (``Agent.sees_hidden``): built only for the evaluator, refused everywhere else.
+HIDDEN_AGENTS: tuple[str, ...] = ("oracle",)
 #: The agents that play from observations: every player of the envs' opponent seats and of ``wizard simulate``.
 OBSERVATION_AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if name not in SEARCH_AGENTS)
 
@@ -217,8 +227,26 @@ def searches_games(agent: str | Agent) -> bool:
     return isinstance(target, type) and issubclass(target, Agent) and target.act_games is not Agent.act_games
 
 
-def make_agent(spec: str, seed: Seed = None) -> Agent:
+def sees_hidden(agent: str | Agent) -> bool:
+    """Whether ``agent`` (a spec or an Agent) sees every hidden card (``oracle``): for measurement only."""
+    if isinstance(agent, str):
+        return agent.strip().partition(":")[0] in HIDDEN_AGENTS  # any text: a checkpoint path is no agent name
+    return getattr(agent, "sees_hidden", False) is True
+
+
+def refuse_hidden(agent: str | Agent, where: str) -> None:
+    """ValueError starting with ``where`` if ``agent`` (a spec or an Agent) sees hidden cards: everywhere but in
+    evaluation, an agent plays from what its seat sees."""
+    if sees_hidden(agent):
+        raise ValueError(f"{where}: {HIDDEN_REFUSAL}")
+
+
+def make_agent(spec: str, seed: Seed = None, sees_hidden: bool = False) -> Agent:
     """Build the agent named by ``spec`` (``"rule"``, ``"random"``, ``"name:arg"``, ``"py:mypkg.mod:MyAgent"``, an
-    installed agent's name), seeded with ``seed``."""
+    installed agent's name), seeded with ``seed``. An agent
+    that sees hidden cards (``oracle``) is built only with ``sees_hidden=True``, which the evaluator alone passes;
+    ValueError otherwise."""
     name, arg = parse_spec(spec)
+    if name in HIDDEN_AGENTS and not sees_hidden:
+        raise ValueError(f"agent {HIDDEN_REFUSAL}")
     return (_FACTORIES[name] if name in _FACTORIES else _user(name))(arg, seed)

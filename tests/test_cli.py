@@ -344,7 +344,7 @@ def test_console_script_and_main_agree(capsys):
 def test_make_agent_builds_the_named_agents_seeded():
     networks = {f"v{v}": f"wizard-v{v}.npz" for v in range(1, 14)} | {"": "wizard-v13.npz", "bid": "wizard-4p.npz"}
     names = {f"{family}-{n}" if n else family: file for family in ("net", "ppo") for n, file in networks.items()}
-    assert set(AGENT_NAMES) == {"random", "rule", *names, "baseline", "pimc", "search", "py"}
+    assert set(AGENT_NAMES) == {"random", "rule", *names, "baseline", "pimc", "search", "oracle", "py"}
     assert {name: Path(make_agent(name, 0).source).name for name in names} == names
     assert isinstance(make_agent("rule", 0), RuleAgent)
     first, second = make_agent("random", 3), make_agent("random", 3)

@@ -290,7 +290,7 @@ def prepare(config: SuiteConfig) -> list[Row]:
     game), and plan the rows; ValueError naming the option at fault."""
     config.check()
     try:
-        players = getattr(make_agent(config.agent, 0), "players", None)
+        players = getattr(make_agent(config.agent, 0, sees_hidden=True), "players", None)
     except ValueError as err:
         raise ValueError(f"AGENT: {err}") from None
     check_references(config.references)
@@ -302,7 +302,7 @@ def check_references(references: Sequence[str]) -> None:
     checkpoint, ...) or one that does not play the battery's 4-player tables."""
     for spec in references:
         try:
-            players = getattr(make_agent(spec, 0), "players", None)
+            players = getattr(make_agent(spec, 0, sees_hidden=True), "players", None)
         except ValueError as err:
             raise ValueError(f"--reference: {err}") from None
         if players is not None and TABLE_PLAYERS not in players:

@@ -84,7 +84,9 @@ def play_games(
     Up to ``batch_size`` games run in lockstep on ``WizardBatch``; at each step every agent
     decides, in one ``act_games(batch, games)`` call, for all the games where it is to move: by default
     ``act_batch`` on their observations; a search agent such as ``pimc`` reads the games themselves,
-    hidden state only through ``wizard_env.engine.determinize``. ``progress(count)``
+    hidden state only through ``wizard_env.engine.determinize``. An agent that declares ``sees_hidden`` (``oracle``,
+    for measurement) is the one exception: it is handed the true games, every hidden card, by ``act_hidden``; no
+    other agent's ``act_hidden`` is ever called. ``progress(count)``
     is called as rounds finish (``count`` rounds of any games). Same arguments, same records.
     """
     n = rules.num_players
@@ -116,7 +118,9 @@ def _play_batch(rules: Rules, tables: Sequence[Sequence[Agent]], seeds: Sequence
         actions = np.empty(live.size, dtype=np.int64)
         for a in np.unique(who):
             mine = who == a
-            actions[mine] = as_actions(distinct[a].act_games(batch, live[mine]), int(mine.sum()), f"agent {distinct[a].name!r}")
+            agent = distinct[a]
+            act = agent.act_hidden if agent.sees_hidden is True else agent.act_games  # the true deal: only if declared
+            actions[mine] = as_actions(act(batch, live[mine]), int(mine.sum()), f"agent {agent.name!r}")
         try:
             batch.step(actions, live)
         except IllegalActionError as error:  # the step changed nothing: name the agent of the first illegal action
@@ -326,8 +330,9 @@ def evaluate(
 ) -> EvalResult:
     """Play ``deals`` duplicate deals between the agents (one per seat) and summarise the results.
 
-    Agents are built from their specs, each seeded from ``seed``; pass ``agents`` to evaluate
-    already-built ones (then ``agent_specs`` only names them). Same arguments, same result.
+    Agents are built from their specs, each seeded from ``seed`` (the evaluator builds ``oracle`` too, which sees every
+    hidden card); pass ``agents`` to evaluate already-built ones (then ``agent_specs`` only names them). Same
+    arguments, same result.
     """
     from wizard_env.engine.simulate import derive_seeds  # the seeds `wizard simulate` uses: same seed, same deals
 
@@ -342,7 +347,7 @@ def evaluate(
         raise ValueError(f"reference agent {reference!r} is not one of the agents: {', '.join(dict.fromkeys(specs))}")
     deal_seeds, agent_seeds = derive_seeds(seed, deals, n)
     if agents is None:
-        agents = [make_agent(spec, agent_seed) for spec, agent_seed in zip(specs, agent_seeds)]
+        agents = [make_agent(spec, agent_seed, sees_hidden=True) for spec, agent_seed in zip(specs, agent_seeds)]
     elif len(agents) != n:
         raise ValueError(f"{n} agent specs but {len(agents)} agents")
     orders = seatings(n, permutations)

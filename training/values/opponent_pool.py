@@ -16,7 +16,7 @@ import numpy as np
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint
-from wizard_env.agents.registry import OBSERVATION_AGENTS, SEARCH_AGENTS, is_agent_name, make_agent
+from wizard_env.agents.registry import OBSERVATION_AGENTS, SEARCH_AGENTS, is_agent_name, make_agent, refuse_hidden
 
 from . import rollout_values as rv
 
@@ -54,6 +54,7 @@ def _check_entry(entry: str, mix: Sequence[int]) -> None:
     if not isinstance(entry, str) or not entry.strip() or entry != entry.strip():
         raise ValueError(f"--pool: {entry!r} is not an entry: give {PREVIOUS}, agent specs or checkpoint paths, "
                          f"separated by commas")
+    refuse_hidden(entry, f"--pool {entry}")
     if entry.partition(":")[0] in SEARCH_AGENTS:
         raise ValueError(f"--pool {entry}: a search agent plays where the games are at hand, not from an observation "
                          f"as the tables and the rollouts ask; the pool takes {', '.join(OBSERVATION_AGENTS)}, "

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from wizard_env.agents.registry import NAMES_IN_SHORT, make_agent
+from wizard_env.agents.registry import NAMES_IN_SHORT, make_agent, refuse_hidden
 from wizard_env.engine.batch import MAX_GAME_SEED
 from wizard_env.engine.cards import SUIT_WORDS, SUITS, card_name, parse_card
 from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
@@ -152,7 +152,10 @@ def run(args: argparse.Namespace) -> int:
     n = rules.num_players
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat counts from 0: {n} players sit in seats 0 to {n - 1}, not {args.seat}")
-    opponents = iter(seat_specs(args.opponents, n - 1, "--opponents"))
+    specs_given = seat_specs(args.opponents, n - 1, "--opponents")
+    for spec in specs_given:
+        refuse_hidden(spec, f"--opponents {spec!r}")
+    opponents = iter(specs_given)
     if args.replay:
         check_writable(args.replay)  # before the game: a person's game is not lost to a bad path at its end
     seed = secrets.randbelow(MAX_GAME_SEED) if args.seed is None else args.seed

@@ -22,7 +22,7 @@ from typing import Sequence
 
 from tqdm import tqdm
 
-from wizard_env.agents.registry import OBSERVATION_AGENTS, PY, USER_SPECS, make_agent, searches_games
+from wizard_env.agents.registry import OBSERVATION_AGENTS, PY, USER_SPECS, make_agent, refuse_hidden, searches_games
 from wizard_env.agents.zoo import in_short
 from wizard_env.engine.replay import ReplayWriter, game_record
 from wizard_env.engine.rules import Rules
@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         specs = setting_specs(split_specs(args.agents, "--agents"), setting, "take seats 1 and on: give the one agent of seat 0")
     for spec in specs:
+        refuse_hidden(spec, f"--agents {spec!r}")
         if searches_games(spec):
             raise ValueError(f"--agents {spec!r}: a search agent reads the game itself, and simulate's agents play "
                              "from observations alone: play it with 'wizard eval' (or 'wizard play')")

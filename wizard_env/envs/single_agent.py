@@ -76,7 +76,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from wizard_env.agents import Agent, make_agent
-from wizard_env.agents.registry import parse_spec, searches_games
+from wizard_env.agents.registry import parse_spec, refuse_hidden, searches_games
 
 from wizard_env.util.checks import SEED_LIMIT, check_seed
 from .aec import check_illegal_action_mode, illegal_action_penalty
@@ -115,6 +115,7 @@ def check_opponent(entry: object, where: str) -> None:
         parse_spec(entry)  # raises ValueError for an unknown agent name
     elif not isinstance(entry, Agent):
         raise ValueError(f"{where} must be an agent spec such as 'rule' or an Agent, not {entry!r}")
+    refuse_hidden(entry, where)  # a learner must never play beside the true deal
     if searches_games(entry):
         shown = repr(entry) if isinstance(entry, str) else f"agent {entry.name!r}"
         raise ValueError(f"{where}: {shown} searches the game itself, and the opponents of an env play from "

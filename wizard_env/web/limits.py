@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from wizard_env.agents.registry import make_agent
+from wizard_env.agents.registry import make_agent, refuse_hidden
 
 #: What ``wizard serve`` offers unless told otherwise; ``pimc`` is 16 samples with rule rollouts (milliseconds a move),
 #: ``search`` the strongest search agent (the network as rollout policy, prior and bid model; tens of ms).
@@ -51,6 +51,7 @@ def check_offered(specs: Sequence[str]) -> tuple[str, ...]:
         if spec in seen:
             raise ValueError(f"agent {spec!r} is offered twice")
         seen.add(spec)
+        refuse_hidden(spec, f"offered agent {spec!r}")  # a client would play against the true deal
         try:
             make_agent(spec, 0)
         except (ValueError, OSError) as err:
