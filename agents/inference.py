@@ -53,6 +53,9 @@ INFERENCES = ("bids",)
 #: logits are no values in points).
 MODELS = ("rule", *(name for name in SHIPPED if name not in ("net-bid", "ppo-bid")))
 DEFAULT_OVERSAMPLE = 4
+#: Worlds drawn for each one kept by the search targets of ``wizard train-values --search-infer`` (and ``search``'s
+#: ``over=8``); a run's expert (``eval-iterations --expert-games``) draws as many.
+INFER_OVERSAMPLE = 8
 #: Points of expected score that make a bid e times likelier than another (round scores step by 10 a trick).
 DEFAULT_TEMPERATURE = 10.0
 #: How the kept worlds are drawn from the likelihoods: independently, or at evenly spaced points.

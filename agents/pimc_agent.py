@@ -3,8 +3,8 @@
 At each decision with more than one legal action, the agent draws ``samples`` determinizations of
 what the acting seat sees (``wizard_env.engine.determinize``: hidden hands, the stack and hidden bids
 redrawn, never the real ones), copies each once per legal action, applies the action, and plays the
-round out on the batched engine with every seat played by the rollout policy (RuleAgent, or a
-shipped network by its name: ``ppo``, ``ppo-v3``, ...), all copies of all games in lockstep, one ``act_batch`` call per move. It then
+round out on the batched engine with every seat played by the rollout policy (RuleAgent, a
+shipped network by its name: ``ppo``, ``ppo-v3``, ..., or a checkpoint file: ``rollout=runs/x/checkpoints/iter-3.npz``), all copies of all games in lockstep, one ``act_batch`` call per move. It then
 takes the action with the best mean round score of the acting seat over the samples (ties: the
 lowest action id). Bids and the trump choice are searched like cards.
 
@@ -17,7 +17,7 @@ does is a function of the acting seat's observation and its own random draws. ``
 With ``infer="bids"`` (``pimc:infer=bids``) the samples are not uniform: ``oversample`` times as many
 worlds are drawn and ``samples`` of them kept, drawn by how likely the bids the acting seat sees are
 in each (``agents.inference``: a bid model at ``temperature``, RuleAgent's judgement of each bid or, with
-``model="ppo"`` (``pimc:infer=bids:model=ppo``), a shipped network's). Without it the agent is the uniform one,
+``model="ppo"`` (``pimc:infer=bids:model=ppo``), a shipped network's or a checkpoint file's (``model=PATH.npz``)). Without it the agent is the uniform one,
 draw for draw. ``resample="systematic"`` (``pimc:infer=bids:resample=systematic``) draws the kept worlds at
 evenly spaced points rather than independently.
 
@@ -53,13 +53,21 @@ from .zoo import in_short
 DEFAULT_SAMPLES = 16
 #: Rollout policies by option value: RuleAgent, or a shipped network by its name (the prior too, with ``top``).
 ROLLOUTS = ("rule", *SHIPPED)
+#: How a rollout or bid model names a checkpoint file rather than a shipped network.
+CHECKPOINT_SUFFIX = ".npz"
 #: Games played out at once at most (copies of a decision: samples x legal actions); bounds the memory of one call.
 MAX_ROLLOUTS = 8192
 
 
+def network_file(name: str) -> str | None:
+    """The checkpoint file a ``rollout=`` or ``model=`` value names: a shipped network's, or the path itself where
+    it ends in ``.npz``; None for any other name."""
+    return str(SHIPPED[name]) if name in SHIPPED else name if name.endswith(CHECKPOINT_SUFFIX) else None
+
+
 def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = None) -> dict:
     """Keyword arguments of ``PIMCAgent`` from a spec's options,
-    ``samples=N:bid_samples=N:rollout=rule|ppo|ppo-v3|...:infer=bids:model=rule|ppo|...:over=K:temp=T:resample=multinomial|systematic:top=K``,
+    ``samples=N:bid_samples=N:rollout=rule|ppo|ppo-v3|...|PATH.npz:infer=bids:model=rule|ppo|...|PATH.npz:over=K:temp=T:resample=multinomial|systematic:top=K``,
     over ``defaults`` (keyword arguments too);
     ValueError naming a bad one (in the spec ``name:arg``)."""
     options: dict = dict(defaults or {})
@@ -83,7 +91,8 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
             options["temperature"] = temperature
         else:
             raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: samples=N, bid_samples=N, "
-                             f"rollout={in_short(ROLLOUTS, '|')}, infer={'|'.join(INFERENCES)}, model={in_short(MODELS, '|')}, "
+                             f"rollout={in_short(ROLLOUTS, '|')}|PATH.npz, infer={'|'.join(INFERENCES)}, "
+                             f"model={in_short(MODELS, '|')}|PATH.npz, "
                              f"over=K, temp=T, resample={'|'.join(RESAMPLINGS)}, top=K)")
     if {"oversample", "temperature", "model", "resample"} & options.keys() and "infer" not in options:
         raise ValueError(f"agent spec '{name}:{arg}': model=, over=, temp= and resample= tune inference: "
@@ -106,12 +115,14 @@ class PIMCAgent(Agent):
                 raise ValueError(f"pimc: {name} must be a positive integer, not {value!r}")
             if name != "top" and value > MAX_ROLLOUTS:
                 raise ValueError(f"pimc: {name} must be at most {MAX_ROLLOUTS}, not {value}")
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"pimc: unknown rollout policy {rollout!r} (expected {in_short(ROLLOUTS, ' or ')})")
+        if rollout != "rule" and network_file(rollout) is None:
+            raise ValueError(f"pimc: unknown rollout policy {rollout!r} (expected {in_short(ROLLOUTS, ', ')} or a "
+                             f"checkpoint file, PATH{CHECKPOINT_SUFFIX})")
         if infer is not None and infer not in INFERENCES:
             raise ValueError(f"pimc: unknown inference {infer!r} (expected {' or '.join(INFERENCES)})")
-        if model not in MODELS:
-            raise ValueError(f"pimc: unknown bid model {model!r} (expected {in_short(MODELS, ' or ')})")
+        if model not in MODELS and not model.endswith(CHECKPOINT_SUFFIX):
+            raise ValueError(f"pimc: unknown bid model {model!r} (expected {in_short(MODELS, ', ')} or a checkpoint "
+                             f"file, PATH{CHECKPOINT_SUFFIX})")
         try:  # checks both, with or without ``infer``
             inference = BidInference(oversample, temperature, None, resample)
         except ValueError as error:
@@ -120,7 +131,7 @@ class PIMCAgent(Agent):
             raise ValueError(f"pimc: samples x oversample must be at most {MAX_ROLLOUTS}, "
                              f"not {max(samples, bid_samples) * oversample}")
         if infer is not None and model != "rule":  # the network draws nothing: any seed
-            inference = dataclasses.replace(inference, model=PPOAgent.load(SHIPPED[model], seed=0))
+            inference = dataclasses.replace(inference, model=PPOAgent.load(network_file(model), seed=0))
         #: The inference of the determinizations, or None for uniform ones.
         self.inference = inference if infer is not None else None
         self.samples = int(samples)
@@ -129,7 +140,7 @@ class PIMCAgent(Agent):
         self.rollout = rollout
         self.rng = np.random.default_rng(seed)
         policy_seed = np.random.default_rng(self.rng.integers(2**63))
-        network = SHIPPED.get(rollout, PRETRAINED)  # the rollouts' network, or ``ppo`` as the prior of rule rollouts
+        network = network_file(rollout) or PRETRAINED  # the rollouts' network, or ``ppo`` as the prior of rule rollouts
         self.policy = RuleAgent(seed=policy_seed) if rollout == "rule" else PPOAgent.load(network, seed=policy_seed)
         #: How many legal actions the prior lets the search play out (None: all of them), and the prior.
         self.top = None if top is None else int(top)

@@ -117,10 +117,12 @@ def test_the_files_are_written_and_the_table_shows_the_jsons_numbers(runs, curve
     table = [line for line in markdown.splitlines() if line.startswith("| ") and "---" not in line]
     for row, line in zip(data["rows"], table[1:], strict=True):
         cells = [c.strip() for c in line.strip("|").split("|")]
-        shown = [pm(Figure(f["mean"], f["ci95"])) if (f := row["figures"].get(m)) else "-" for m in iteration_curve.MEASURES]
+        shown = [pm(Figure(f["mean"], f["ci95"])) if (f := row["figures"].get(m)) else "-" for m in iteration_curve.MEASURES
+                 if m != "expert"]  # not played: no column
         assert cells == [row["label"], *shown, row["verdict"] or "-"]
     assert (data["deals"], data["seed"], data["pimc"], data["pimc_deals"], data["run"]) == (DEALS, SEED, PIMC, PIMC_DEALS, str(runs[1]))
-    assert data["seeds"] == {"rule": SEED, "self_play": SEED + 1, "previous": SEED + 2, "pimc": SEED + 3}
+    assert data["seeds"] == {"rule": SEED, "self_play": SEED + 1, "previous": SEED + 2, "pimc": SEED + 3,
+                            "expert": SEED + 4}
     assert data["version"] and data["rules"] == RULES.to_dict() and data["players"] == 4
     # every table once: four rule, then per row rule, self-play, previous (not the first) and pimc
     assert len(data["tables"]) == 1 + 3 * 3 + 2 and all(len(t["deal_scores"]) == t["deals"] for t in data["tables"])

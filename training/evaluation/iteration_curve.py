@@ -16,6 +16,13 @@ interval, paired by deal as ``eval_suite`` pairs (at N players, "three" below is
 | ``self_play_change`` | the same tables, of this row and the row above | S + 1 | ``self_play`` minus the row above's, paired by deal (the four-``rule`` table cancels: four C's mean per player minus four of the previous checkpoint's) |
 | ``previous`` | C against three copies of the row above's checkpoint | S + 2 | C's difference to them |
 | ``pimc`` | C against three ``--pimc`` (default ``pimc:samples=16``) on ``--pimc-games`` deals (default 0: not played, search is slow) | S + 3 | C's difference to them |
+| ``expert`` | C's expert against three C on ``--expert-games`` deals (default 0: not played) | S + 4 | the expert's difference to them: its margin over the network it trains |
+
+C's **expert** (``expert_spec``) is the search that made C's targets, as the agent ``pimc``: C's own settings (its
+``train.search_samples`` worlds a decision, with ``train.search_infer`` drawn ``INFER_OVERSAMPLE`` times over and kept
+by the bids seen under C's values, systematic draws), every legal action played out by C at every seat. It differs
+from the targets' search in who holds the other seats of the rollouts only: copies of C here, the pool's network at a
+``--pool-tables`` table in training. Only a checkpoint trained on search targets (``--targets search``) has one.
 
 The first row has no ``self_play_change``, ``previous`` or verdict. The **verdict** of every other row:
 **climbs** when the interval of ``previous`` lies above 0 (mean - half-width > 0) and ``self_play_change`` is not
@@ -39,6 +46,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from wizard_env.agents.inference import INFER_OVERSAMPLE
 from wizard_env.agents.ppo_agent import SHIPPED
 from wizard_env.agents.registry import make_agent, parse_spec
 from wizard_env.engine.rules import Rules
@@ -62,8 +70,8 @@ DEFAULT_PIMC = "pimc:samples=16"
 #: A run's checkpoint of iteration K (not ``iter-01.npz``, which would be a second K = 1).
 ITERATION_FILE = re.compile(r"iter-(0|[1-9][0-9]*)\.npz")
 #: The measures of a row in the order of the table's columns, and the seed of each, added to S.
-MEASURES = ("rule", "self_play", "self_play_change", "previous", "pimc")
-SEED_OFFSETS = {"rule": 0, "self_play": 1, "previous": 2, "pimc": 3}
+MEASURES = ("rule", "self_play", "self_play_change", "previous", "pimc", "expert")
+SEED_OFFSETS = {"rule": 0, "self_play": 1, "previous": 2, "pimc": 3, "expert": 4}
 _COUNTS = ("no", "one", "two", "three", "four", "five", "six")
 
 
@@ -78,6 +86,19 @@ class Checkpoint:
     def spec(self) -> str:
         """The agent spec that plays it."""
         return f"ppo:{self.path}"
+
+
+def expert_spec(path: str) -> str:
+    """The agent spec of checkpoint ``path``'s expert: ``pimc`` with the search settings it was trained with (its
+    config's ``train``) and itself as rollout policy and bid model; ValueError where it was not trained on search."""
+    from wizard_env.agents.ppo_agent import load_checkpoint
+
+    train = load_checkpoint(path)[0].get("train")  # ValueError naming a missing or damaged file
+    if not isinstance(train, dict) or train.get("targets") != "search":
+        raise ValueError(f"--expert-games: checkpoint {path} was not trained on search targets (wizard train-values "
+                         "--targets search), so it has no expert to measure")
+    infer = f":infer=bids:model={path}:over={INFER_OVERSAMPLE}:resample=systematic" if train.get("search_infer") else ""
+    return f"pimc:samples={train['search_samples']}:rollout={path}{infer}"
 
 
 def _run_start(config: Path) -> str:
@@ -145,14 +166,16 @@ class CurveConfig:
     pimc: str = DEFAULT_PIMC  #: the search agent of the ``pimc`` measure
     rules: Rules = field(default_factory=Rules.make)  #: the game (default 4 players, standard rounds)
     run: str | None = None  #: the run folder the checkpoints come from (None: ``--checkpoints``)
+    expert_deals: int = 0  #: deals of each checkpoint's expert against three of it (0: not played)
 
     def check(self) -> None:
         """ValueError naming the option of the first setting that is wrong; builds nothing."""
         if not self.checkpoints:
             raise ValueError("no checkpoints to measure")
         options.check_range("--games", self.deals, 2)  # an interval over deals needs two of them
-        if self.pimc_deals != 0 and (isinstance(self.pimc_deals, bool) or self.pimc_deals < 2):
-            raise ValueError(f"--pimc-games must be 0 (not played) or at least 2, not {short_repr(self.pimc_deals)}")
+        for option, deals in (("--pimc-games", self.pimc_deals), ("--expert-games", self.expert_deals)):
+            if deals != 0 and (isinstance(deals, bool) or not isinstance(deals, int) or deals < 2):
+                raise ValueError(f"{option} must be 0 (not played) or at least 2, not {short_repr(deals)}")
         options.check_range("--seed", self.seed, 0, 2**63 - 1 - max(SEED_OFFSETS.values()))
         check_seed(self.seed, "--seed")
         try:
@@ -163,7 +186,8 @@ class CurveConfig:
         if colon is not None:
             raise ValueError(f"checkpoint {colon}: a path with ':' cannot be played as ppo:PATH (':' separates a spec's "
                              "options): rename or link the file")
-        options.check_memory("--games", max(self.deals, self.pimc_deals), EVAL_BYTES_PER_GAME * self.rules.num_players)
+        options.check_memory("--games", max(self.deals, self.pimc_deals, self.expert_deals),
+                             EVAL_BYTES_PER_GAME * self.rules.num_players)
 
 
 @dataclass(frozen=True)
@@ -190,6 +214,9 @@ def plan(config: CurveConfig) -> list[Step]:
         if config.pimc_deals:
             steps.append(Step(i, "pimc", f"{c.label} vs {_COUNTS[n - 1]} {config.pimc}",
                               versus(c.spec, config.pimc.strip(), 1, n, seed["pimc"], config.pimc_deals)))
+        if config.expert_deals:
+            steps.append(Step(i, "expert", f"{c.label}'s expert vs {_COUNTS[n - 1]} {c.label}",
+                              versus(expert_spec(c.path), c.spec, 1, n, seed["expert"], config.expert_deals)))
     return steps
 
 
@@ -208,7 +235,11 @@ def prepare(config: CurveConfig) -> list[Step]:
         make_agent(config.pimc, 0)
     except ValueError as err:
         raise ValueError(f"--pimc: {err}") from None
-    return plan(config)
+    steps = plan(config)
+    for step in steps:
+        if step.measure == "expert":
+            make_agent(step.table.agents[0], 0)  # its networks load (checked above as checkpoints)
+    return steps
 
 
 def row_figures(steps: Sequence[Step], played: dict[Table, dict]) -> list[dict[str, Figure]]:
@@ -217,7 +248,7 @@ def row_figures(steps: Sequence[Step], played: dict[Table, dict]) -> list[dict[s
     rows: list[dict[str, Figure]] = []
     for i in sorted({s.row for s in steps if s.row is not None}):
         found = {m: table[i, m].split(np.asarray(played[table[i, m]]["deal_scores"])).diff
-                 for m in ("rule", "previous", "pimc") if (i, m) in table}
+                 for m in ("rule", "previous", "pimc", "expert") if (i, m) in table}
         found["self_play"] = paired(played[table[i, "self_play"]], played[table[None, "self_play"]]).diff
         if i:
             found["self_play_change"] = paired(played[table[i, "self_play"]], played[table[i - 1, "self_play"]]).diff
@@ -249,7 +280,8 @@ def run_curve(config: CurveConfig, log: Callable[[str], object] | None = None, q
     return {
         "format": FORMAT, "version": version, "run": config.run, "rules": config.rules.to_dict(),
         "players": config.rules.num_players, "rules_text": describe_rules(config.rules), "deals": config.deals,
-        "pimc": config.pimc.strip(), "pimc_deals": config.pimc_deals, "seed": config.seed,
+        "pimc": config.pimc.strip(), "pimc_deals": config.pimc_deals, "expert_deals": config.expert_deals,
+        "seed": config.seed,
         "seeds": {m: config.seed + offset for m, offset in SEED_OFFSETS.items()},
         "rows": [{"label": c.label, "path": c.path, "spec": c.spec, "figures": {m: figure.to_json() for m, figure in f.items()},
                   "verdict": verdict(f.get("previous"), f.get("self_play_change"))} for c, f in zip(config.checkpoints, rows)],
@@ -268,14 +300,17 @@ def format_markdown(data: dict[str, Any]) -> str:
     n, s, three = data["players"], data["seed"], _COUNTS[data["players"] - 1]
     source = f"`{data['run']}`" if data["run"] else "the checkpoints"
     pimc = f", {s + 3} (vs `{data['pimc']}`, {data['pimc_deals']:,} deals)" if data["pimc_deals"] else ""
+    expert = data.get("expert_deals", 0)
+    pimc += f", {s + 4} (its expert vs {three} of it, {expert:,} deals)" if expert else ""
     lines = [f"Iterations of {source} (`wizard eval-iterations`, wizard-env {data['version']}): {data['rules_text']}; "
              f"{data['deals']:,} duplicate deals per table, each played in every rotation of the seats; 95% intervals "
              f"over deals; seeds {s} (vs {three} `rule`), {s + 1} (self-play), {s + 2} (head to head){pimc}.", "",
              f"| checkpoint | vs {three} `rule` | {_COUNTS[n]} vs {_COUNTS[n]} `rule`, per player | self-play change "
-             f"| vs {three} of the row above |" + (f" vs {three} `{data['pimc']}` |" if data["pimc_deals"] else "") + " verdict |",
-             "| --- " * (6 + bool(data["pimc_deals"])) + "|"]
+             f"| vs {three} of the row above |" + (f" vs {three} `{data['pimc']}` |" if data["pimc_deals"] else "")
+             + (f" its expert vs {three} of it |" if expert else "") + " verdict |",
+             "| --- " * (6 + bool(data["pimc_deals"]) + bool(expert)) + "|"]
+    shown = [m for m in MEASURES if (m != "pimc" or data["pimc_deals"]) and (m != "expert" or expert)]
     for row in data["rows"]:
-        shown = [m for m in MEASURES if m != "pimc" or data["pimc_deals"]]
         lines.append(f"| {row['label']} | " + " | ".join(_cell(row, m) for m in shown) + f" | {row['verdict'] or '-'} |")
     lines += ["", "Verdict: climbs when the head-to-head interval lies above 0 and the self-play change is not "
               "significantly below 0 (its interval reaches 0 or above); falls back when either interval lies below 0; "
@@ -284,12 +319,15 @@ def format_markdown(data: dict[str, Any]) -> str:
 
 
 def plot(data: dict[str, Any]) -> Any:
-    """One panel per measure (against ``rule``, self-play, head to head, against ``pimc``): each row's figure and interval."""
+    """One panel per measure (against ``rule``, self-play, head to head, against ``pimc``, its expert's margin): each
+    row's figure and interval."""
     three, four = _COUNTS[data["players"] - 1], _COUNTS[data["players"]]
     panels = {"rule": f"vs {three} rule", "self_play": f"{four} vs {four} rule, per player",
-              "previous": f"vs {three} of the previous row", "pimc": f"vs {three} {data['pimc']} ({data['pimc_deals']:,} deals)"}
-    if not data["pimc_deals"]:
-        del panels["pimc"]
+              "previous": f"vs {three} of the previous row", "pimc": f"vs {three} {data['pimc']} ({data['pimc_deals']:,} deals)",
+              "expert": f"its expert vs {three} of it ({data.get('expert_deals', 0):,} deals)"}
+    for measure, deals in (("pimc", data["pimc_deals"]), ("expert", data.get("expert_deals", 0))):
+        if not deals:
+            del panels[measure]
     fig = new_figure((4.2 * len(panels), 4))
     labels = [row["label"] for row in data["rows"]]
     for ax, (measure, title) in zip(fig.subplots(1, len(panels), squeeze=False)[0], panels.items()):

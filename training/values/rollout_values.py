@@ -38,7 +38,7 @@ import numpy as np
 
 from wizard_env.agents.base import Agent
 from wizard_env.agents.checkpoint import weight_names
-from wizard_env.agents.inference import BidInference
+from wizard_env.agents.inference import INFER_OVERSAMPLE, BidInference
 from wizard_env.agents.ppo_agent import LEARNED_PHASES, VALUE_UNIT, PPOAgent, one_hot
 from wizard_env.agents.random_agent import RandomAgent
 from wizard_env.agents.rollouts import rollout_values, search_prior, search_values
@@ -153,8 +153,6 @@ SEARCH_STREAM, PRIOR_STREAM, TABLE_STREAM, TABLE_RULE_STREAM = 5, 6, 7, 8
 POOL_TABLE_STREAM, POOL_DRAW_STREAM, POOL_AGENT_STREAM, RANDOM_STREAM = 9, 10, 11, 12
 #: The stream of the bid model's RuleAgent (``search_infer``, a network's advice).
 MODEL_STREAM = 13
-#: Deals drawn for each one a search target keeps with ``search_infer`` (as ``search``: ``over=8``).
-INFER_OVERSAMPLE = 8
 #: Who holds a seat in ``table_seats``' array: the learner (``behaviour``), RuleAgent, or from ``POOL`` on the pool's
 #: agents in order (``POOL + j``: ``pool[j]``).
 LEARNER, RULE, POOL = -1, 0, 1

@@ -2,6 +2,7 @@
 
     wizard eval-iterations runs/exit --games 1000                    # the start and every iter-K of a run
     wizard eval-iterations runs/exit --games 1000 --pimc-games 200   # also each against three pimc:samples=16 (slow)
+    wizard eval-iterations runs/zero --games 200 --expert-games 20   # also each one's expert against it (slow)
     wizard eval-iterations --checkpoints a.npz,b.npz,c.npz --out runs/climb-abc
     wizard eval-iterations --checkpoints ppo-v7,ppo-v8,ppo-v9 --out runs/climb-shipped  # shipped networks by name
 
@@ -9,7 +10,8 @@ Give either a run folder (RUN: its ``checkpoints/iter-K.npz`` by K, after the ne
 or ``--checkpoints`` (files, or shipped networks by name, in the order given). Every checkpoint is measured on
 duplicate deals against three ``rule`` (seed S), as four copies against four ``rule`` paired by deal per player
 (S + 1) with the change from the row above paired by deal, head to head against three copies of the row above
-(S + 2) and, with ``--pimc-games``, against three ``--pimc`` (S + 3); each row gets a verdict (climbs, level, falls
+(S + 2), with ``--pimc-games`` against three ``--pimc`` (S + 3) and, with ``--expert-games``, its expert (the search
+that made its targets, ``iteration_curve.expert_spec``) against three of it (S + 4); each row gets a verdict (climbs, level, falls
 back). Prints the Markdown table and writes ``climb.md``, ``climb.json`` and ``climb.png`` into ``--out``. The
 method, and the rule of the verdict, are ``wizard_env.training.evaluation.iteration_curve``'s.
 """
@@ -31,7 +33,7 @@ DESCRIPTION = (
     "Measure every checkpoint of a wizard train-values run (RUN), or the --checkpoints given, on duplicate deals: "
     "against three rule agents, as four copies against four rule agents paired by deal (and the change from the "
     "checkpoint before), head to head against three copies of the checkpoint before, and with --pimc-games against "
-    "three pimc agents, every figure with its 95% interval over deals and a verdict per checkpoint. Prints the table "
+    "three pimc agents, with --expert-games its expert (the search that made its targets) against three of it, every figure with its 95% interval over deals and a verdict per checkpoint. Prints the table "
     "and writes climb.md, climb.json and climb.png into --out."
 )
 
@@ -49,12 +51,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=options.int_type, default=iteration_curve.DEFAULT_DEALS, metavar="G",
                         help=f"deals per table, each played in every rotation (default {iteration_curve.DEFAULT_DEALS:,})")
     parser.add_argument("--seed", type=options.seed_type, default=iteration_curve.DEFAULT_SEED, metavar="S",
-                        help="seed S: against rule S, self-play S + 1, head to head S + 2, against --pimc S + 3 "
+                        help="seed S: against rule S, self-play S + 1, head to head S + 2, against --pimc S + 3, expert S + 4 "
                         f"(default {iteration_curve.DEFAULT_SEED})")
     parser.add_argument("--pimc-games", type=options.int_type, default=0, metavar="M",
                         help="deals of each checkpoint against three --pimc (default 0: not played; search is slow)")
     parser.add_argument("--pimc", metavar="SPEC",
                         help=f"the search agent of --pimc-games (default {iteration_curve.DEFAULT_PIMC})")
+    parser.add_argument("--expert-games", type=options.int_type, default=0, metavar="M",
+                        help="deals of each checkpoint's expert (pimc with the run's search settings and the checkpoint "
+                        "as rollout policy and bid model) against three of it (default 0: not played; search is slow)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR",
                         help="folder for climb.md, climb.json and climb.png (default RUN/climb, or runs/climb with --checkpoints)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines or bar")
@@ -72,7 +77,8 @@ def config_from(args: argparse.Namespace) -> iteration_curve.CurveConfig:
     if args.pimc is not None and args.pimc_games == 0:
         raise ValueError("--pimc applies with --pimc-games M only (M deals against it)")
     config = iteration_curve.CurveConfig(tuple(checkpoints), args.games, args.seed, args.pimc_games,
-                                         (args.pimc or iteration_curve.DEFAULT_PIMC).strip(), rules, args.run_folder)
+                                         (args.pimc or iteration_curve.DEFAULT_PIMC).strip(), rules, args.run_folder,
+                                         args.expert_games)
     config.check()
     return config
 
