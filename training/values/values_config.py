@@ -8,6 +8,9 @@ damaged file, is refused), ``check_resume`` refuses a resume that changes the ru
 ``saved_rules`` give a resume the run's settings for the options it does not give, ``RESUME_MAY_CHANGE``
 lists what a resume may change and ``LATER_DEFAULTS`` gives the settings added since a run
 was saved the value such a run had, so runs saved before them keep resuming and loading.
+
+Past 400 lines: one command's settings with every check of them, which ``check_config`` and the recipe's key schema
+(``recipes.recipe_keys``) read from here; the resume readers are next to leave if it grows.
 """
 
 from __future__ import annotations
