@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/schemathesis_web.py --examples 200 --seed 0
+    python benchmarks/schemathesis_web.py --examples 200 --workers 4                  # 4 requests at once
     python benchmarks/schemathesis_web.py --url http://127.0.0.1:8000 --examples 50   # a server already running
 
 Starts ``wizard serve --port 0 --opponents rule,random`` over a temporary replay folder, plays one game to its end
@@ -13,7 +14,8 @@ every check but ``positive_data_acceptance``. That one is left out because the s
 of a valid request: a seat below the player count, rounds that fit the deck, an uploaded file that is a replay;
 such requests are refused with a 4xx that the other checks hold to the schema. Prints the counts of
 schemathesis' JSON report (operations, test cases, failures, server errors, errors) and the command it ran;
-exits 1 on any failure or error. tests/test_web_contract.py runs ``campaign`` on a few examples.
+exits 1 on any failure or error. With ``--url`` the warm-up game is played, and saved, on that server.
+tests/test_web_contract.py runs ``campaign`` on a few examples.
 """
 
 from __future__ import annotations
@@ -50,17 +52,17 @@ class Counts:
                 f"server errors {self.server_errors}, errors {self.errors} ({self.seconds:.0f} s)")
 
 
-def schemathesis_command(url: str, examples: int, seed: int, report: Path, extra: list[str] | None = None) -> list[str]:
-    """The schemathesis CLI line of a campaign on the server at ``url``."""
+def schemathesis_command(url: str, examples: int, seed: int, report: Path, workers: int = 1) -> list[str]:
+    """The schemathesis CLI line of a campaign on the server at ``url`` (``workers`` requests at once)."""
     return [sys.executable, "-m", "schemathesis.cli", "run", f"{url}/openapi.json", *CHECKS, "--max-examples", str(examples),
-            "--seed", str(seed), "--request-timeout", str(REQUEST_SECONDS), "--workers", "1", "--no-color",
-            "--report", "json", "--report-json-path", str(report), *(extra or [])]
+            "--seed", str(seed), "--request-timeout", str(REQUEST_SECONDS), "--workers", str(workers), "--no-color",
+            "--report", "json", "--report-json-path", str(report)]
 
 
-def campaign(url: str, examples: int, seed: int, folder: Path, extra: list[str] | None = None) -> tuple[Counts, str]:
+def campaign(url: str, examples: int, seed: int, folder: Path, workers: int = 1) -> tuple[Counts, str]:
     """Run schemathesis on the server at ``url`` (its own working folder ``folder``); its counts and its output."""
     report = folder / "schemathesis.json"
-    command = schemathesis_command(url, examples, seed, report, extra)
+    command = schemathesis_command(url, examples, seed, report, workers)
     start = time.monotonic()
     done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
     if not report.is_file():
@@ -105,6 +107,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=100, help="schemathesis' --max-examples per operation (default 100)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="requests at once (default 1)")
     parser.add_argument("--url", help="a server already running (default: start one on a free port)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="schemathesis-web-") as tmp:
@@ -115,8 +118,8 @@ def main() -> int:
             server, url = serve(folder / "replays")
         try:
             warm_up(url)
-            print(" ".join(schemathesis_command(url, args.examples, args.seed, Path("REPORT.json"))[1:]), flush=True)
-            counts, output = campaign(url, args.examples, args.seed, folder)
+            print(" ".join(schemathesis_command(url, args.examples, args.seed, Path("REPORT.json"), args.workers)[1:]), flush=True)
+            counts, output = campaign(url, args.examples, args.seed, folder, args.workers)
         finally:
             if server is not None:  # its stderr is uvicorn's lines about malformed requests, answered 400
                 server.terminate()

@@ -44,7 +44,8 @@ def test_the_running_server_serves_the_schema_its_routes_are_built_from(tmp_path
 
 
 def test_the_docs_copy_of_the_schema_is_the_servers():
-    assert (DOCS / "openapi.json").read_text(encoding="utf-8") == schema_text()
+    assert (DOCS / "openapi.json").read_text(encoding="utf-8") == schema_text(), \
+        "docs/openapi.json is not the schema: python -m wizard_env.web.openapi > docs/openapi.json"
 
 
 def test_every_answer_of_whole_games_matches_the_schema(tmp_path):

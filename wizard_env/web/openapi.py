@@ -20,7 +20,7 @@ from typing import Any
 from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import MAX_GAME_SEED
 from wizard_env.engine.replay import FORMAT
-from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
+from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Bidding
 from wizard_env.util.checks import MAX_JSON_DIGITS, SEED_LIMIT
 
 from .library import FILE_NAME, MAX_LISTED, MAX_UPLOAD_BYTES
@@ -95,7 +95,7 @@ SCHEMAS: dict[str, dict] = {
         "players": {"type": "integer", "minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS, "default": 4},
         "rounds": {"type": ["string", "integer"], "maxLength": 200, "default": "standard", "description":
                    "`standard`, `amigo`, a round count (`5` or `\"5\"`) or hand sizes (`\"1,3,5\"`)"},
-        "bidding": {"enum": ["open", "hidden", "secret"], "default": "open"},
+        "bidding": {"enum": [b.value for b in Bidding], "default": Bidding.OPEN.value},
         "bid_total_rule": {**FLAG, "default": False}, "foresight": {**FLAG, "default": False},
         "seat": {**SEAT, "default": 0, "description": "your seat, below `players`"},
         "opponents": {"oneOf": [CHOICE, {"type": "array", "items": CHOICE, "minItems": 1, "maxItems": MAX_PLAYERS - 1}],
