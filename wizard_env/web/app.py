@@ -32,19 +32,13 @@ from wizard_env.util.checks import JSONIntegerError, json_loads
 
 from .library import MAX_UPLOAD_BYTES, ReplayFolder, read_upload
 from .limits import DEFAULT_OPPONENTS, MAX_WORKERS, MOVE_SECONDS, RequestError, too_slow
-from .openapi import MAX_JSON_BYTES, MEDIA_TYPES, OPERATIONS, STATIC, STATIC_FILES, openapi_schema
+from .openapi import MAX_JSON_BYTES, MEDIA_TYPES, OPERATIONS, SECURITY_HEADERS, STATIC, STATIC_FILES, openapi_schema
 from .tables import Tables
 
 #: Seconds a request waits past its time per request for an agent's move already started, before its 504.
 GRACE_SECONDS = 1.0
 #: Hosts a loopback server answers to: a page elsewhere that rebinds its name to 127.0.0.1 is refused.
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
-#: Sent with every page: scripts, styles and images from this server only, nothing fetched from elsewhere.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
 
 Handler = Callable[[Request], Awaitable[Response]]
 

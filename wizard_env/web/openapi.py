@@ -33,6 +33,13 @@ MEDIA_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css
 STATIC_FILES = frozenset(path.name for path in STATIC.iterdir() if path.suffix in MEDIA_TYPES)
 #: The largest JSON body the API reads (settings or a move are a few hundred bytes).
 MAX_JSON_BYTES = 64 << 10
+#: Sent with every page and JSON answer (the schema requires them): scripts, styles and images from this server
+#: only, nothing fetched from elsewhere.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 #: Statuses and what each means, shared by every operation that can answer it.
 STATUS_WORDS = {
     400: "a malformed request: not JSON, an unknown or impossible field, an agent not offered, a name that is not a "
@@ -135,6 +142,7 @@ SCHEMAS: dict[str, dict] = {
     }, description="game K (from 1) of a replay file"),
 }
 
+HEADERS = {name: {"required": True, "schema": {"const": value}} for name, value in SECURITY_HEADERS.items()}
 GAME = {"name": "game", "in": "query", "required": False, "description": "which game of the file, from 1",
         "schema": {"type": "integer", "minimum": 1, "maximum": 10**9 - 1, "default": 1}}
 TABLE = {"name": "table", "in": "path", "required": True, "description": "the table's `id`",
@@ -168,9 +176,10 @@ class Operation:
                                               **({"links": self.links} if self.links else {})}}
         for status in (400, *self.errors):
             body = {"application/json": {"schema": _ref("Error")}}
-            if status == 400:
-                body["text/plain"] = {"schema": TEXT}
-            responses[str(status)] = {"description": STATUS_WORDS[status], "content": body}
+            responses[str(status)] = {"description": STATUS_WORDS[status], "content": body, "headers": HEADERS}
+        responses["200"]["headers"] = HEADERS
+        responses["400"]["content"]["text/plain"] = {"schema": TEXT}  # the Host refusal, sent before any route
+        del responses["400"]["headers"]
         spec: dict[str, Any] = {"operationId": self.name, "summary": self.summary, "responses": responses}
         if self.parameters:
             spec["parameters"] = list(self.parameters)
