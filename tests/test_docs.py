@@ -82,3 +82,13 @@ def test_the_web_pages_default_offered_agents_are_the_servers():
     assert "search" in DEFAULT_OPPONENTS
     shown = re.search(r"jq -c \.agents +# (\[.*\])$", text, re.M)[1]
     assert shown == "[" + ",".join(f'"{name}"' for name in DEFAULT_OPPONENTS) + "]"
+
+
+def test_the_web_pages_status_route_and_settings_tables_are_the_schemas():
+    from wizard_env.web.openapi import route_table, settings_table, status_table
+
+    text = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
+    for table in (status_table(), route_table(), settings_table()):
+        header = table.splitlines()[0]
+        start = text.index(header + "\n")
+        assert text[start:text.index("\n\n", start) + 1] == table

@@ -210,7 +210,7 @@ def test_every_route_of_docs_web_md_and_its_curl_session_is_a_route_of_the_app_a
 
     documented = re.findall(r"^\| `(GET|POST) (/api/[^ `?]*)", doc, flags=re.M)
     assert len(documented) == 7
-    sample = {"{id}": "0123456789abcdef", "{name}": "x.jsonl"}
+    sample = {"{table}": "0123456789abcdef", "{name}": "x.jsonl"}
     for method, path in documented:
         for key, value in sample.items():
             path = path.replace(key, value)
@@ -219,7 +219,7 @@ def test_every_route_of_docs_web_md_and_its_curl_session_is_a_route_of_the_app_a
     sent = re.findall(r"curl -s (?:-w '[^']*' )?(-X POST )?(?:--data-binary \S+ )?\"?\$URL(/api/[^\s\"'?)]*)", session)
     assert len(sent) == session.count("curl -s") >= 10
     for post, path in sent:
-        path = path.replace("$TABLE", sample["{id}"]).replace("$FILE", sample["{name}"])
+        path = path.replace("$TABLE", sample["{table}"]).replace("$FILE", sample["{name}"])
         assert matches("POST" if post else "GET", path), (post, path)
     api = {route.path for route in app.routes if route.path.startswith("/api/")}
     shown = {re.sub(r"\{\w+(:\w+)?\}", "{}", path) for _, path in documented}

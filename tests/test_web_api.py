@@ -156,7 +156,8 @@ def test_a_move_after_the_game_is_over_is_refused(server):
 @pytest.mark.parametrize("settings, words", [
     ({"players": 7}, "3 to 6 players"),
     ({"players": True}, "players: expected an integer"),
-    ({"rounds": "many"}, "--rounds 'many'"),
+    ({"rounds": "many"}, "rounds: expected 'standard', 'amigo', a round count such as 5 or hand sizes such as 1,3,5, not 'many'"),
+    ({"rounds": ["5"]}, "rounds: expected 'standard'"),
     ({"rounds": "30"}, "round"),
     ({"bidding": "loud"}, "bidding"),
     ({"foresight": "yes"}, "foresight: expected true or false"),
@@ -181,6 +182,51 @@ def test_a_request_for_another_host_is_refused(server):
 def test_an_unknown_route_is_a_json_404(server):
     base, _ = server
     refused(base, "GET", "/api/nothing", 404, "/api/nothing")
+
+
+def test_a_method_a_route_does_not_have_is_a_json_405_naming_the_allowed_ones(server):
+    base, _ = server
+    host, port = base.removeprefix("http://").split(":")
+    for method, path, allowed in (("DELETE", "/api/config", {"GET", "HEAD"}), ("PUT", "/api/tables", {"POST"}),
+                                  ("GET", "/api/upload", {"POST"})):
+        conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        try:
+            conn.request(method, path)
+            response = conn.getresponse()
+            status, body = response.status, json.loads(response.read())
+        finally:
+            conn.close()
+        assert (status, set(response.headers["Allow"].split(", "))) == (405, allowed), (method, path)
+        assert body["error"] == f"{method} {path}: Method Not Allowed"
+
+
+def test_a_move_with_a_field_it_does_not_have_is_refused_naming_it_and_changes_nothing(server, table):
+    base, _ = server
+    before = request(base, "GET", f"/api/tables/{table['id']}")[1]
+    move = {"seat": 1, "move": table["move"], "action": table["legal"][0]["action"]}
+    refused(base, "POST", f"/api/tables/{table['id']}/move", 400, "unknown field 'seats': the fields are action, move, seat",
+            body={**move, "seats": 1})
+    assert request(base, "GET", f"/api/tables/{table['id']}")[1] == before
+    status, answer = request(base, "POST", f"/api/tables/{table['id']}/move", move)
+    assert status == 200 and answer["table"]["move"] > table["move"]
+
+
+def test_only_the_pages_static_files_are_served_each_with_its_media_type(server):
+    base, _ = server
+    host, port = base.removeprefix("http://").split(":")
+    for name, media in (("play.js", "text/javascript"), ("style.css", "text/css"), ("viewer.html", "text/html")):
+        conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        try:
+            conn.request("GET", f"/static/{name}")
+            response = conn.getresponse()
+            response.read()
+        finally:
+            conn.close()
+        assert response.status == 200 and response.headers["Content-Type"].split(";")[0] == media, name
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+    for path in ("/static/__init__.py", "/static/../app.py", "/static/..%2Fapp.py", "/static/", "/static/play.js/x"):
+        body = refused(base, "GET", path, 404, "among the pages' static files")
+        assert "import" not in body["error"]
 
 
 # -- the replay folder and uploads ------------------------------------------------------------

@@ -1,21 +1,11 @@
 """The web table's HTTP app (Starlette): two pages, their static files and a small JSON API.
 
-=====================================  ==========================================================
-route                                  what it does
-=====================================  ==========================================================
-``GET /``                              the play page
-``GET /viewer``                        the replay viewer (``?file=NAME&game=K`` opens a file)
-``GET /api/config``                    the agents offered, the play page's defaults, the limits
-``GET /api/replays``                   the replay folder's files, newest first
-``GET /api/replays/{name}?game=K``     game K of a file of the folder, validated and re-played
-``POST /api/upload?game=K``            the same for an uploaded file (the body is the file)
-``POST /api/tables``                   a new game (JSON settings); the agents move until you act
-``GET /api/tables/{id}``               your view of a game (after any agents' moves a slow request left)
-``POST /api/tables/{id}/move``         your move: ``{"seat", "move", "action"}``; the agents answer
-=====================================  ==========================================================
+The routes are ``openapi.OPERATIONS``, the one declaration of the API's contract: each operation's ``name`` is
+the handler of this module that answers it, and ``GET /openapi.json`` serves the schema made from them.
+docs/web.md is the API's user documentation (its route table is ``openapi.route_table()``).
 
 Every refused request is a 4xx answer with a JSON body ``{"error": "..."}`` and changes nothing; an
-unexpected error is a 500 with one line, and the server goes on. docs/web.md is the API's user documentation.
+unexpected error is a 500 with one line, and the server goes on.
 Work on games and files runs in daemon threads, ``MAX_WORKERS`` at once: a request waits for its thread at
 most the time per request (then 504; the thread's moves are kept), and ``stop()`` (``app.state.stop``, called on
 Ctrl-C) answers every waiting request at once, so a server never waits on an agent to shut down.
@@ -36,30 +26,19 @@ from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from wizard_env.util.checks import JSONIntegerError, json_loads
 
 from .library import MAX_UPLOAD_BYTES, ReplayFolder, read_upload
-from .limits import DEFAULT_OPPONENTS, MOVE_SECONDS, RequestError, too_slow
+from .limits import DEFAULT_OPPONENTS, MAX_WORKERS, MOVE_SECONDS, RequestError, too_slow
+from .openapi import MAX_JSON_BYTES, MEDIA_TYPES, OPERATIONS, SECURITY_HEADERS, STATIC, STATIC_FILES, openapi_schema
 from .tables import Tables
 
-STATIC = Path(__file__).parent / "static"
-#: The largest JSON body the API reads (settings or a move are a few hundred bytes).
-MAX_JSON_BYTES = 64 << 10
-#: Threads working on games and files at once; a request past them waits its time per request, then gets a 503.
-MAX_WORKERS = 16
 #: Seconds a request waits past its time per request for an agent's move already started, before its 504.
 GRACE_SECONDS = 1.0
 #: Hosts a loopback server answers to: a page elsewhere that rebinds its name to 127.0.0.1 is refused.
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
-#: Sent with every page: scripts, styles and images from this server only, nothing fetched from elsewhere.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -192,9 +171,21 @@ def create_app(replay_dir: str | os.PathLike, defaults: dict | None = None, host
 
     def page(name: str) -> Handler:
         async def serve(request: Request) -> Response:
-            return FileResponse(STATIC / name, headers={**SECURITY_HEADERS, "Cache-Control": "no-cache"})
+            return FileResponse(STATIC / name, media_type=MEDIA_TYPES[Path(name).suffix],
+                                headers={**SECURITY_HEADERS, "Cache-Control": "no-cache"})
 
         return serve
+
+    async def static(request: Request) -> Response:
+        name = request.path_params["file"]
+        if name not in STATIC_FILES:
+            return _error(f"no file {name[:100]!r} among the pages' static files", 404)
+        return await page(name)(request)
+
+    schema = openapi_schema()
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(schema, headers=SECURITY_HEADERS)
 
     @_api
     async def config(request: Request) -> Any:
@@ -233,20 +224,14 @@ def create_app(replay_dir: str | os.PathLike, defaults: dict | None = None, host
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status_code", 404)
-        return _error(f"{request.method} {request.url.path[:100]}: {getattr(exc, 'detail', 'not found')}", status)
+        answer = _error(f"{request.method} {request.url.path[:100]}: {getattr(exc, 'detail', 'not found')}", status)
+        answer.headers.update(getattr(exc, "headers", None) or {})  # a 405's Allow: the methods the route has
+        return answer
 
-    routes = [
-        Route("/", page("play.html")),
-        Route("/viewer", page("viewer.html")),
-        Route("/api/config", config),
-        Route("/api/replays", replays),
-        Route("/api/replays/{name:path}", replay_file),
-        Route("/api/upload", upload, methods=["POST"]),
-        Route("/api/tables", new_table, methods=["POST"]),
-        Route("/api/tables/{table}", table_view),
-        Route("/api/tables/{table}/move", move, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
+    handlers = {"play_page": page("play.html"), "viewer_page": page("viewer.html"), "static": static, "openapi": openapi,
+                "config": config, "replays": replays, "replay_file": replay_file, "upload": upload,
+                "new_table": new_table, "table_view": table_view, "move": move}
+    routes = [Route(op.route, handlers[op.name], methods=[op.method]) for op in OPERATIONS]
     middleware = [] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
     app = Starlette(routes=routes, middleware=middleware, exception_handlers={404: not_found, 405: not_found})
     app.state.tables = tables

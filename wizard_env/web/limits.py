@@ -20,6 +20,8 @@ from wizard_env.agents.registry import make_agent, refuse_hidden
 DEFAULT_OPPONENTS = ("rule", "ppo", "random", "pimc", "search")
 #: Agents one server offers at most (the play page lists each in every seat's menu).
 MAX_OFFERED = 32
+#: Threads working on games and files at once; a request past them waits its time per request, then gets a 503.
+MAX_WORKERS = 16
 #: Seconds a request may spend on the agents' moves by default; past it the answer is 504 and the moves made are kept.
 MOVE_SECONDS = 30.0
 

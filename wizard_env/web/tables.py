@@ -32,7 +32,7 @@ from wizard_env.engine.observation import is_foresight_round
 from wizard_env.engine.replay import HUMAN, game_record, write_replays
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, parse_rounds
 from wizard_env.engine.simulate import derive_seeds
-from wizard_env.util.checks import check_seed
+from wizard_env.util.checks import check_seed, short_repr
 
 from .limits import DEFAULT_OPPONENTS, MOVE_SECONDS, RequestError, check_offered, pick, too_slow
 
@@ -45,6 +45,9 @@ ABANDONED_SECONDS = 3600.0
 #: The play page's word for the card a foresight round hides from its holder (the page never learns it).
 UNSEEN = "unseen"
 TABLE_ID = re.compile(r"[0-9a-f]{16}")
+#: The fields of a new table's settings (each optional) and of a move (each required).
+SETTINGS_FIELDS = ("players", "rounds", "bidding", "bid_total_rule", "foresight", "seat", "opponents", "seed")
+MOVE_FIELDS = ("seat", "move", "action")
 
 
 @dataclass(frozen=True)
@@ -62,25 +65,27 @@ class TableSettings:
         at fault); a missing seed is drawn."""
         if not isinstance(body, dict):
             raise RequestError("the request body must be a JSON object")
-        known = {"players", "rounds", "bidding", "bid_total_rule", "foresight", "seat", "opponents", "seed"}
-        unknown = sorted(set(body) - known)
-        if unknown:
-            raise RequestError(f"unknown field {unknown[0]!r:.40}: the fields are {', '.join(sorted(known))}")
+        _no_unknown_fields(body, SETTINGS_FIELDS)
         players = _int_field(body, "players", 4)
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise RequestError(f"players: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
         rounds = body.get("rounds", "standard")
         if isinstance(rounds, int) and not isinstance(rounds, bool):
             rounds = str(rounds)
-        if not isinstance(rounds, str) or len(rounds) > 200:
-            raise RequestError("rounds: expected 'standard', 'amigo', a round count such as 5 or hand sizes such as 1,3,5")
+        try:
+            if not isinstance(rounds, str) or len(rounds) > 200:
+                raise ValueError(rounds)
+            sizes = parse_rounds(rounds)
+        except ValueError:  # parse_rounds names the command-line option: name the field instead
+            raise RequestError("rounds: expected 'standard', 'amigo', a round count such as 5 or hand sizes such as "
+                               f"1,3,5, not {short_repr(rounds)}") from None
         bidding = body.get("bidding", "open")
         flags = {name: body.get(name, False) for name in ("bid_total_rule", "foresight")}
         for name, value in flags.items():
             if not isinstance(value, bool):
                 raise RequestError(f"{name}: expected true or false, not {value!r:.40}")
         try:
-            rules = Rules.make(players, parse_rounds(rounds), bidding, flags["bid_total_rule"], flags["foresight"])
+            rules = Rules.make(players, sizes, bidding, flags["bid_total_rule"], flags["foresight"])
         except ValueError as err:
             raise RequestError(str(err)) from None
         seat = _int_field(body, "seat", 0)
@@ -95,6 +100,12 @@ class TableSettings:
         except ValueError as err:
             raise RequestError(str(err)) from None
         return cls(rules, seat, opponents, seed)
+
+
+def _no_unknown_fields(body: dict, known: Sequence[str]) -> None:
+    unknown = sorted(set(body) - set(known), key=str)
+    if unknown:
+        raise RequestError(f"unknown field {unknown[0]!r:.40}: the fields are {', '.join(sorted(known))}")
 
 
 def _int_field(body: dict, name: str, default: int) -> int:
@@ -244,6 +255,7 @@ class Table:
         """Check and apply the person's move, then the agents' (RequestError and no change for a refused one)."""
         if not isinstance(body, dict):
             raise RequestError("the request body must be a JSON object with 'seat', 'move' and 'action'")
+        _no_unknown_fields(body, MOVE_FIELDS)
         for key in ("seat", "move"):
             if isinstance(body.get(key), bool) or not isinstance(body.get(key), int):
                 raise RequestError(f"{key!r} must be an integer (the page sends the seat it plays and the move number it saw)")
