@@ -37,6 +37,8 @@ from typing import Callable
 
 import numpy as np
 
+from wizard_env.util.checks import parse_float, shown_text
+
 from .base import Agent
 from .pimc_agent import PIMCAgent
 from .pimc_agent import parse_options as _pimc_options
@@ -75,11 +77,11 @@ def _net_options(name: str, arg: str | None) -> tuple[str | None, str, dict[str,
             play = value
         elif key in ("margin", "play-margin"):
             try:
-                points = float(value)
+                points = parse_float(value)
             except ValueError:
                 points = np.nan
             if not 0 <= points < np.inf:
-                raise ValueError(f"agent spec '{name}:{arg}': {key} must be a number of points >= 0, not {value!r}")
+                raise ValueError(f"agent spec '{name}:{arg}': {key} must be a number of points >= 0, not {shown_text(value)}")
             margins.update({"bid": points, "play": margins.get("play", points)} if key == "margin" else {"play": points})
         else:
             raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: play={'|'.join(PLAY_MODES)}, "
@@ -147,8 +149,8 @@ OBSERVATION_AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if name
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name, an option given
-    twice, or a network of the lineage that is not at hand (``zoo.network_file``'s line), so a command fails before
-    it plays."""
+    twice or of the wrong type or range (naming the agent and the option), or a network of the lineage that is not
+    at hand (``zoo.network_file``'s line), so a command fails before it plays."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string such as 'rule', not {spec!r}")
     name, sep, arg = spec.strip().partition(":")
@@ -160,6 +162,10 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
     if twice is not None:
         raise ValueError(f"agent spec {spec!r} gives the option {twice!r} twice: give it once")
+    if name in SEARCH_AGENTS:  # each option's type and range, as the agent will read them
+        _pimc_options(arg if sep else None, name)
+    elif name in BY_NAME:
+        _net_options(name, arg if sep else None)
     path_given = bool(sep) and any("=" not in part for part in arg.split(":"))
     if name in BY_NAME and not path_given:
         network_file(name)  # found and checked now

@@ -26,6 +26,7 @@ import numpy as np
 
 from wizard_env.agents.ppo_agent import phase_bonus, save_checkpoint
 from wizard_env.engine.rules import Rules
+from wizard_env.util.options import MAX_COUNT
 
 from . import rollout_values as rv
 from ..common import check_ranges
@@ -53,10 +54,11 @@ class FitConfig:
     torch_threads: int = 1  #: torch threads of the fit (one: on a busy 2-core machine two threads ran 7x slower)
 
 
-#: The range of every numeric setting, (least, most) with None for no bound.
+#: The range of every numeric setting, (least, most) (MAX_COUNT where nothing else bounds it).
 RANGES: dict[str, tuple[float | None, float | None]] = {
-    "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "seed": (0, 2**63 - 1),
-    "held_out_every": (2, None), "margin": (0, None), "play_margin": (0, None), "torch_threads": (1, 256),
+    "epochs": (1, MAX_COUNT), "learning_rate": (0, 1), "batch_size": (1, MAX_COUNT), "seed": (0, 2**63 - 1),
+    "held_out_every": (2, MAX_COUNT), "margin": (0, MAX_COUNT), "play_margin": (0, MAX_COUNT),
+    "torch_threads": (1, 256),
 }
 
 

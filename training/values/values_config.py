@@ -24,6 +24,7 @@ from wizard_env.engine.rules import Rules
 from wizard_env.envs.settings import SETTINGS
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
+from wizard_env.util.options import MAX_COUNT
 
 from . import rollout_values as rv
 from ..common import check_ranges, json_rules, rules_json
@@ -76,12 +77,13 @@ class ValuesConfig:
     zero: bool = False  #: with --no-advice, from the rules alone (training/values/zero.py): no RuleAgent in training at all (no --rule-tables; --pool of previous and zero checkpoints; --start and --data-from only zero runs); iteration 0 collects with a network of random weights drawn from --seed (checkpoints/init.npz), which also starts the first fit; RuleAgent stays in the evaluations
 
 
-#: The range of every numeric setting, (least, most) with None for no bound, checked before a run writes anything.
+#: The range of every numeric setting, (least, most) (MAX_COUNT where nothing else bounds it), checked before a run writes anything.
 RANGES: dict[str, tuple[float | None, float | None]] = {
-    "iterations": (1, None), "samples": (1, None), "games": (1, None), "share": (0, 1), "workers": (1, 256),
-    "margin": (0, None), "epochs": (1, None), "learning_rate": (0, 1), "batch_size": (1, None), "eval_deals": (1, None),
-    "torch_threads": (1, 256), "search_samples": (1, None), "search_top": (0, None), "rule_tables": (0, 1),
-    "pool_tables": (0, 1), "gate": (0, None), "patience": (0, None), "confirm": (0, None),
+    "iterations": (1, MAX_COUNT), "samples": (1, MAX_COUNT), "games": (1, MAX_COUNT), "share": (0, 1),
+    "workers": (1, 256), "margin": (0, MAX_COUNT), "epochs": (1, MAX_COUNT), "learning_rate": (0, 1),
+    "batch_size": (1, MAX_COUNT), "eval_deals": (1, MAX_COUNT), "torch_threads": (1, 256),
+    "search_samples": (1, MAX_COUNT), "search_top": (0, MAX_COUNT), "rule_tables": (0, 1), "pool_tables": (0, 1),
+    "gate": (0, MAX_COUNT), "patience": (0, MAX_COUNT), "confirm": (0, MAX_COUNT),
 }
 ABOVE_ZERO = ("share", "learning_rate")
 #: What ``--data`` may be. ``all`` fits the values of the mix of every policy so far (as fictitious play
