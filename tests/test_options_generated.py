@@ -3,14 +3,17 @@
 The cases are generated from ``build_parser()``: a new option is covered without a line here. Each option that
 takes a value declares its type (``wizard_env.util.options``: a ``Number`` with its range, ``seed_type``,
 ``path_type``, ``text_type``, or argparse ``choices``); each gets the values its type refuses (below and above its
-range, of the wrong type, huge, odd text), and every option but a repeatable one is given twice. Each case runs
-``main`` in an empty folder (``--out`` inside it, where the command has one) and must exit with status 2 after one
-``wizard: error:`` line naming the option, print no traceback and write nothing.
+range, of the wrong type, huge, odd text), and every option but a repeatable one is given twice; so does every
+numeric ``--set`` key of ``wizard baseline``'s algorithms. Each case runs ``main`` in an empty folder (``--out``
+inside it, where the command has one) and must exit with status 2 after one ``wizard: error:`` line naming the
+option, print no traceback and write nothing. Only refused values are given: a valid one would start real work.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib
 from typing import Iterator
 
 import pytest
@@ -104,6 +107,45 @@ def test_an_option_given_a_value_it_refuses_exits_2_naming_it_and_writes_nothing
     lines = captured.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("wizard: error: "), captured.err
     assert name in lines[0] or name.split("/")[0] in lines[0], lines[0]
+    assert "Traceback" not in captured.err + captured.out
+    assert list(tmp_path.iterdir()) == []
+
+
+def _set_cases() -> Iterator:
+    """``wizard baseline ALGO --set NAME=VALUE``: every numeric field of every algorithm's ``Args`` outside its range
+    (the algorithm's ``RANGES`` with the shared ones), of the wrong type, huge and twice."""
+    from wizard_env.cli.baseline import ALGORITHMS
+    from wizard_env.training.baselines.common import ABOVE_ZERO, OPTIONS, RANGES
+
+    for algo, module_name in ALGORITHMS.items():
+        module = importlib.import_module(f"wizard_env.training.baselines.{module_name}")
+        ranges = {**RANGES, **module.RANGES}
+        unused = getattr(module, "UNUSED", {})
+        for field in dataclasses.fields(module.Args):
+            name = field.name
+            if name in OPTIONS or name in unused or name not in ranges:
+                continue
+            kind = type(getattr(module.Args(), name))
+            low, high = ranges[name]
+            above = name in ABOVE_ZERO
+            values = {"below": _number(low if above else low - 1, kind), "above": _number(high + 1, kind),
+                      "huge": "1" + "0" * 25, "wrong-type": "x"}
+            for label, value in values.items():
+                yield pytest.param(algo, name, [f"{name}={value}"], id=f"{algo}-{name}-{label}")
+            yield pytest.param(algo, name, [f"{name}={_number(high, kind)}"] * 2, id=f"{algo}-{name}-twice")
+
+
+@pytest.mark.parametrize("algo, name, sets", list(_set_cases()))
+def test_a_baseline_set_key_given_a_value_it_refuses_exits_2_naming_it_and_writes_nothing(algo, name, sets, tmp_path,
+                                                                                        monkeypatch, capsys):
+    pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli_main, "build_parser", lambda: PARSER)
+    argv = ["baseline", algo, "--setting", "wizard-3p-5r", "--out", str(tmp_path / "out")]
+    assert main([*argv, *(part for item in sets for part in ("--set", item))]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("wizard: error: ") and f"--set {name}" in lines[0], captured.err
     assert "Traceback" not in captured.err + captured.out
     assert list(tmp_path.iterdir()) == []
 

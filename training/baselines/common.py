@@ -72,6 +72,8 @@ RANGES: Ranges = {
     "batch_size": (1, MAX_COUNT), "reward_scale": (0, MAX_COUNT), "eval_every": (1, MAX_COUNT),
     "eval_deals": (1, MAX_COUNT), "checkpoint_every": (1, MAX_COUNT), "torch_threads": (1, 256),
 }
+#: The rates and scales whose least (0) is excluded: at 0 the run would learn nothing.
+ABOVE_ZERO = ("learning_rate", "reward_scale")
 #: The fields ``wizard baseline`` has an option for (``--seed``, ...); the others are given as ``--set NAME=VALUE``.
 OPTIONS = ("setting", "seed", "minutes", "steps", "num_envs", "eval_every", "eval_deals", "checkpoint_every")
 #: Fields a resumed run may change: the budget and the bookkeeping.
@@ -89,7 +91,7 @@ def check_args(args: RunArgs, ranges: Ranges) -> None:
     check_seed(args.seed, "--seed")
     check_hidden(args.hidden, OBS_SIZE, name="hidden")
     # the budget and the bookkeeping have options of their own, the other settings are given with --set
-    check_ranges(args, {**RANGES, **ranges}, ("learning_rate", "reward_scale"), option_name)
+    check_ranges(args, {**RANGES, **ranges}, ABOVE_ZERO, option_name)
     check_memory("--num-envs", args.num_envs, GAME_BYTES)
     check_memory("--eval-deals", args.eval_deals, EVAL_BYTES_PER_GAME * setting.num_players)
 
