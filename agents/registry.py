@@ -162,8 +162,8 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
     if twice is not None:
         raise ValueError(f"agent spec {spec!r} gives the option {twice!r} twice: give it once")
-    if name in SEARCH_AGENTS:  # each option's type and range, as the agent will read them
-        _pimc_options(arg if sep else None, name)
+    if name in SEARCH_AGENTS:  # each option's type and range, as the agent will read them (search: over its own)
+        _pimc_options(arg if sep else None, name, _pimc_options(SEARCH_OPTIONS) if name == "search" else None)
     elif name in BY_NAME:
         _net_options(name, arg if sep else None)
     path_given = bool(sep) and any("=" not in part for part in arg.split(":"))
