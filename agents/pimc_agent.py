@@ -42,6 +42,7 @@ import numpy as np
 
 from wizard_env.engine.actions import Phase
 from wizard_env.engine.batch import WizardBatch
+from wizard_env.util.checks import parse_float, parse_int, shown_text
 
 from .base import Agent
 from .inference import DEFAULT_OVERSAMPLE, DEFAULT_TEMPERATURE, INFERENCES, MODELS, RESAMPLINGS, BidInference
@@ -74,20 +75,25 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
         if key in ("samples", "bid_samples", "over", "top") and sep:
-            if not value.strip().isdigit() or int(value) < 1:
-                raise ValueError(f"agent spec '{name}:{arg}': {key} must be a positive integer, not {value!r}")
-            options[{"over": "oversample"}.get(key, key)] = int(value)
+            try:  # ASCII digits only ('²'.isdigit() is True, and int() refuses it with no option named)
+                count = parse_int(value)
+            except ValueError:
+                count = 0
+            if not 1 <= count <= MAX_ROLLOUTS:
+                raise ValueError(f"agent spec '{name}:{arg}': {key} must be a positive integer (at most {MAX_ROLLOUTS}), "
+                                 f"not {shown_text(value)}")
+            options[{"over": "oversample"}.get(key, key)] = count
         elif key == "rollout" and sep:
             options["rollout"] = value
         elif key in ("infer", "model", "resample") and sep:
             options[key] = value
         elif key == "temp" and sep:
             try:
-                temperature = float(value)
+                temperature = parse_float(value)
             except ValueError:
                 temperature = np.nan
             if not 0 < temperature < np.inf:
-                raise ValueError(f"agent spec '{name}:{arg}': temp must be a positive number, not {value!r}")
+                raise ValueError(f"agent spec '{name}:{arg}': temp must be a positive number, not {shown_text(value)}")
             options["temperature"] = temperature
         else:
             raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: samples=N, bid_samples=N, "

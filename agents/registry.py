@@ -40,6 +40,8 @@ from typing import Callable
 
 import numpy as np
 
+from wizard_env.util.checks import parse_float, shown_text
+
 from . import user_agent
 from .base import Agent
 from .oracle_agent import HIDDEN_REFUSAL, OracleAgent
@@ -82,11 +84,11 @@ def _net_options(name: str, arg: str | None) -> tuple[str | None, str, dict[str,
             play = value
         elif key in ("margin", "play-margin"):
             try:
-                points = float(value)
+                points = parse_float(value)
             except ValueError:
                 points = np.nan
             if not 0 <= points < np.inf:
-                raise ValueError(f"agent spec '{name}:{arg}': {key} must be a number of points >= 0, not {value!r}")
+                raise ValueError(f"agent spec '{name}:{arg}': {key} must be a number of points >= 0, not {shown_text(value)}")
             margins.update({"bid": points, "play": margins.get("play", points)} if key == "margin" else {"play": points})
         else:
             raise ValueError(f"agent spec '{name}:{arg}': unknown option {part!r} (options: play={'|'.join(PLAY_MODES)}, "
@@ -188,8 +190,9 @@ def is_agent_name(name: str) -> bool:
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """Split ``"name"`` or ``"name:arg"`` into (name, arg or None); ValueError for an unknown name, an option given
-    twice, a network of the lineage that is not at hand (``zoo.network_file``'s line), or a user's agent whose module,
-    file or class is not found or does not take its options (imported now), so a command fails before it plays."""
+    twice or of the wrong type or range (naming the agent and the option), a network of the lineage that is not at
+    hand (``zoo.network_file``'s line), or a user's agent whose module, file or class is not found or does not take
+    its options (imported now), so a command fails before it plays."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string such as 'rule', not {spec!r}")
     name, sep, arg = spec.strip().partition(":")
@@ -206,6 +209,12 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
     if twice is not None:
         raise ValueError(f"agent spec {spec!r} gives the option {twice!r} twice: give it once")
+    if name == "oracle":  # each option's type and range, as the agent will read them (search: over its own)
+        _oracle_options(arg if sep else None)
+    elif name in SEARCH_AGENTS:
+        _pimc_options(arg if sep else None, name, _pimc_options(SEARCH_OPTIONS) if name == "search" else None)
+    elif name in BY_NAME:
+        _net_options(name, arg if sep else None)
     path_given = bool(sep) and any("=" not in part for part in arg.split(":"))
     if name in BY_NAME and not path_given:
         network_file(name)  # found and checked now

@@ -152,10 +152,15 @@ def test_the_cli_runs_a_baseline_and_resumes_it_with_its_settings(tmp_path, caps
         (["--set", "bogus=1"], "--set 'bogus=1': expected NAME=VALUE"),
         (["--set", "queue=x"], "--set queue:"),
         (["--set", "seed=3"], "--set seed: give it as --seed"),
-        (["--steps", "0"], "--steps must be at least 1"),
+        (["--steps", "0"], "argument --steps: must be at least 1"),
         (["--set", "queue=0"], "--set queue must be at least 1"),
         (["--players", "4"], "unrecognized arguments: --players"),
         (["--resume"], "--resume: no run in"),
+        # checked before the first write: the memory an option implies, a queue the budget never fills, a key twice
+        (["--eval-deals", "1000000000000"], "--eval-deals 1,000,000,000,000 would need about"),
+        (["--set", "queue=1000000000000000"], "--set queue must be at least 1 and at most 1000000000000, not"),
+        (["--set", "queue=5000", "--steps", "1000"], "--set queue=5000: the first learning step waits for 5,000 decisions"),
+        (["--set", "queue=5", "--set", "queue=6"], "--set queue: given twice"),
     ],
 )
 def test_the_cli_refuses_bad_options_in_one_line(extra, message, tmp_path, capsys):
@@ -173,6 +178,9 @@ def test_a_buffer_that_could_never_start_learning_is_refused_before_the_folder(t
         tiny_run("nfsp-self", tmp_path / "run", buffer_size=512, learning_starts=500)
     with pytest.raises(ValueError, match="--set buffer_size .* would need about"):
         tiny_run("nfsp", tmp_path / "run", buffer_size=10**12)
+    with pytest.raises(ValueError, match="--set learning_starts=900: the first learning step waits for 900 decisions"):
+        tiny_run("dqn", tmp_path / "run", buffer_size=4096, learning_starts=900)  # more than the 800 steps
+    assert not (tmp_path / "run").exists()
     assert not (tmp_path / "run").exists()
 
 

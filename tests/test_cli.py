@@ -273,9 +273,9 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
 @pytest.mark.parametrize(
     "make_args, needle",
     [
-        (lambda d: ["simulate", "--players", "7"], "3 to 6 players"),
+        (lambda d: ["simulate", "--players", "7"], "argument --players: must be at least 3 and at most 6, not 7"),
         (lambda d: ["simulate", "--players", "x"], "argument --players: expected an integer, not 'x'"),
-        (lambda d: ["simulate", "--games", "0"], "--games must be at least 1"),
+        (lambda d: ["simulate", "--games", "0"], "argument --games: must be at least 1"),
         (lambda d: ["simulate", "--rounds", "99"], "rounds=99"),
         (lambda d: ["simulate", "--rounds", "1,x"], "--rounds"),
         (lambda d: ["simulate", "--agents", "nobody"], "known agents are random, rule"),

@@ -138,8 +138,8 @@ def test_the_markdown_numbers_are_the_jsons(battery):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["rule", "--games", "1"], "--games must be at least 2"),
-        (["rule", "--reference-games", "0"], "--reference-games must be at least 2"),
+        (["rule", "--games", "1"], "argument --games: must be at least 2"),
+        (["rule", "--reference-games", "0"], "argument --reference-games: must be at least 2"),
         (["rule", "--skip", "rules"], "--skip 'rules': the rows are rule, reference"),
         (["rule", "--players-battery", "3,7"], "--players-battery 7"),
         (["rule", "--players-battery", "three"], "--players-battery 'three'"),
@@ -147,7 +147,7 @@ def test_the_markdown_numbers_are_the_jsons(battery):
         (["nobody"], "AGENT: unknown agent 'nobody'"),
         (["ppo:missing.npz"], "AGENT: checkpoint missing.npz: no such file"),
         (["rule", "--seed", "x"], "argument --seed"),
-        (["rule", "--workers", "0"], "--workers must be at least 1"),
+        (["rule", "--workers", "0"], "argument --workers: must be at least 1"),
     ],
 )
 def test_a_bad_option_is_refused_before_any_work(args, message, tmp_path, capsys):

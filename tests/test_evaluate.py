@@ -299,9 +299,9 @@ def test_eval_is_deterministic_in_its_seed(tmp_path):
     [
         (["--agents", "rule,bogus,rule,rule"], "unknown agent 'bogus'"),
         (["--agents", "rule,rule"], "--agents names 2 agents for 4 seats"),
-        (["--agents", "rule,rule,rule,rule", "--games", "0"], "--games must be at least 1, not 0"),
+        (["--agents", "rule,rule,rule,rule", "--games", "0"], "argument --games: must be at least 1 and at most 1000000000000, not 0"),
         (["--agents", "rule,rule,rule,rule", "--reference", "random"], "--reference 'random' is not one of --agents"),
-        (["--agents", "rule,rule,rule,rule", "--players", "7"], "--players 7"),
+        (["--agents", "rule,rule,rule,rule", "--players", "7"], "argument --players: must be at least 3 and at most 6, not 7"),
     ],
 )
 def test_eval_reports_bad_options_in_one_line(args, message, tmp_path, capsys):

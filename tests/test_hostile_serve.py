@@ -50,7 +50,7 @@ def test_serve_refuses_a_bad_offered_agent_or_time_before_listening(capsys, tmp_
     for args, words in ([["--opponents", "ppo:" + str(tmp_path / "none.npz")], "--opponents: offered agent 'ppo:"],
                         [["--opponents", "rule,rule"], "--opponents: agent 'rule' is offered twice"],
                         [["--opponents", "nobody"], "--opponents: unknown agent 'nobody'"],
-                        [["--move-seconds", "0"], "--move-seconds must be more than 0"]):
+                        [["--move-seconds", "0"], "argument --move-seconds: must be more than 0"]):
         assert main(["serve", "--port", "0", "--replays", str(tmp_path), *args]) == 2
         err = capsys.readouterr().err
         assert err.startswith("wizard: error: ") and words in err and err.count("\n") == 1, err

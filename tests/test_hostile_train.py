@@ -29,6 +29,13 @@ TINY = ["--players", "4", "--rounds", "3", "--mix", "4", "--num-envs", "8", "--n
         "--snapshot-every", "64"]
 
 
+def tiny(*changes: str) -> list[str]:
+    """TINY with the options of ``changes`` (option, value pairs) given instead of its own: an option goes once."""
+    given = dict(zip(changes[::2], changes[1::2]))
+    kept = [part for pair in zip(TINY[::2], TINY[1::2]) if pair[0] not in given for part in pair]
+    return [*kept, *changes]
+
+
 def curve(out: Path) -> list[dict]:
     with open(out / "curve.csv", newline="") as f:
         return list(csv.DictReader(f))
@@ -68,7 +75,7 @@ def interrupt_at(out: Path, line: str, args: list[str]) -> tuple[int, float, str
 
 def test_ctrl_c_in_the_warm_start_stops_at_once_and_resume_starts_the_run_again(tmp_path: Path, capsys):
     out = tmp_path / "run"
-    long = [*TINY, "--bc-games", "40", "--timesteps", "1000000", "--checkpoint-every", "1000000"]
+    long = tiny("--bc-games", "40", "--timesteps", "1000000", "--checkpoint-every", "1000000")
     status, seconds, output = interrupt_at(out, "warm start: playing", long)
     assert status == 130 and seconds < 30, output
     assert "interrupted" in output and "Traceback" not in output
@@ -123,7 +130,7 @@ def test_every_long_phase_says_what_it_does_and_how_far_it_is(tmp_path: Path, ca
 def test_a_warm_start_that_would_not_fit_in_memory_is_refused_before_any_work(tmp_path: Path, capsys):
     out = tmp_path / "run"
     games = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (40 * 1024)  # 260 kB each, not 32 kB as estimated before
-    assert main(["train", *TINY, "--bc-games", str(games), "--out", str(out)]) == 2
+    assert main(["train", *tiny("--bc-games", str(games)), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert f"--bc-games {games:,}" in err and "GiB" in err and "Traceback" not in err
     assert not out.exists()
@@ -139,7 +146,7 @@ def test_the_warm_start_memory_estimate_covers_what_it_holds():
 
 
 def test_a_huge_rollout_names_both_options_that_make_it(tmp_path: Path, capsys):
-    assert main(["train", *TINY, "--n-steps", "1000000000", "--out", str(tmp_path / "run")]) == 2
+    assert main(["train", *tiny("--n-steps", "1000000000"), "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert "--n-steps" in err and "GiB" in err
 

@@ -508,7 +508,8 @@ def test_minutes_is_a_wall_time_budget_checked_before_anything_is_written(tmp_pa
 
     tiny = ["--players", "3", "--rounds", "2", "--mix", "3", "--games", "4", "--workers", "1", "--eval-deals", "2",
             "--samples", "30", "--hidden", "16", "--epochs", "1"]
-    for minutes, message in (("0", "--minutes must be more than 0, not 0"), ("-1", "--minutes must be more than 0"),
+    for minutes, message in (("0", "argument --minutes: must be more than 0 and at most 1000000000000, not 0"),
+                             ("-1", "argument --minutes: must be more than 0"),
                              ("nan", "expected a finite number")):
         assert main(["train-values", "--out", str(tmp_path / "refused"), *tiny, "--minutes", minutes]) == 2
         err = capsys.readouterr().err

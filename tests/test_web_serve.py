@@ -37,9 +37,9 @@ def test_serve_refuses_a_taken_port_with_one_line(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--port", "70000"], "--port must be at least 0 and at most 65535"),
+    (["--port", "70000"], "argument --port: must be at least 0 and at most 65535"),
     (["--port", "http"], "expected an integer"),
-    (["--players", "9"], "3 to 6 players"),
+    (["--players", "9"], "argument --players: must be at least 3 and at most 6, not 9"),
     (["--host", "no.such.host.invalid"], "--host 'no.such.host.invalid': not an address of this machine"),
 ])
 def test_serve_refuses_bad_options_before_listening(args, words, capsys, tmp_path):

@@ -14,6 +14,9 @@ RuleAgent: no advice input, no cloning, no RuleAgent numbers, no margins. Its fo
 
 Every file is written atomically; the folder is locked while a run uses it (``run_lock``). The first Ctrl-C stops
 the run at the end of its step, after saving (``--resume`` continues), and exits with status 130.
+
+The module runs past 400 lines because the arguments with their checks, the network and the run are what every
+algorithm shares, each short, and read best beside each other.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ from wizard_env.agents.registry import make_agent
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.envs.settings import get_setting
-from wizard_env.util.checks import SEED_LIMIT, check_seed
+from wizard_env.util.checks import GAME_BYTES, SEED_LIMIT, check_memory, check_seed
 from wizard_env.util.files import remove_temps, write_atomic
+from wizard_env.util.options import MAX_COUNT
 
 from .. import train_report
 from ..common import check_ranges, rules_json, run_lock, stop_on_interrupt
@@ -61,14 +65,16 @@ class RunArgs:
     torch_threads: int = 1  #: torch threads (one: on a busy 2-core machine two threads ran slower)
 
 
-#: A range of numeric settings: (least, most), None for no bound.
+#: A range of numeric settings: (least, most), None for no least (MAX_COUNT where nothing else bounds the most).
 Ranges = dict[str, tuple[float | None, float | None]]
 #: The range of every numeric field of ``RunArgs`` (and of the algorithms' own, which add theirs).
 RANGES: Ranges = {
-    "minutes": (0, None), "steps": (1, None), "num_envs": (1, 65_536), "learning_rate": (0, 1), "batch_size": (1, None),
-    "reward_scale": (0, None), "eval_every": (1, None), "eval_deals": (1, None), "checkpoint_every": (1, None),
-    "torch_threads": (1, 256),
+    "minutes": (0, MAX_COUNT), "steps": (1, MAX_COUNT), "num_envs": (1, 65_536), "learning_rate": (0, 1),
+    "batch_size": (1, MAX_COUNT), "reward_scale": (0, MAX_COUNT), "eval_every": (1, MAX_COUNT),
+    "eval_deals": (1, MAX_COUNT), "checkpoint_every": (1, MAX_COUNT), "torch_threads": (1, 256),
 }
+#: The rates and scales whose least (0) is excluded: at 0 the run would learn nothing.
+ABOVE_ZERO = ("learning_rate", "reward_scale")
 #: The fields ``wizard baseline`` has an option for (``--seed``, ...); the others are given as ``--set NAME=VALUE``.
 OPTIONS = ("setting", "seed", "minutes", "steps", "num_envs", "eval_every", "eval_deals", "checkpoint_every")
 #: Fields a resumed run may change: the budget and the bookkeeping.
@@ -76,15 +82,33 @@ RESUME_MAY_CHANGE = ("minutes", "steps", "eval_every", "eval_deals", "checkpoint
 
 
 def check_args(args: RunArgs, ranges: Ranges) -> None:
-    """ValueError naming (as its option) the first argument out of range, an unknown setting or bad hidden layers."""
+    """ValueError naming (as its option) the first argument out of range, an unknown setting, bad hidden layers, or
+    games or evaluation deals that would not fit in memory: all before the run writes anything."""
     from wizard_env.agents.checkpoint import check_hidden
 
-    get_setting(args.setting)
+    from ..evaluation.evaluate import EVAL_BYTES_PER_GAME
+
+    setting = get_setting(args.setting)
     check_seed(args.seed, "--seed")
     check_hidden(args.hidden, OBS_SIZE, name="hidden")
     # the budget and the bookkeeping have options of their own, the other settings are given with --set
-    check_ranges(args, {**RANGES, **ranges}, ("learning_rate", "reward_scale"),
-                 lambda name: f"--{name.replace('_', '-')}" if name in OPTIONS else f"--set {name}")
+    check_ranges(args, {**RANGES, **ranges}, ABOVE_ZERO, option_name)
+    check_memory("--num-envs", args.num_envs, GAME_BYTES)
+    check_memory("--eval-deals", args.eval_deals, EVAL_BYTES_PER_GAME * setting.num_players)
+
+
+def option_name(name: str) -> str:
+    """How the command line gives the argument ``name``: ``--eval-deals`` (it has an option) or ``--set queue``."""
+    return f"--{name.replace('_', '-')}" if name in OPTIONS else f"--set {name}"
+
+
+def check_learns(args: RunArgs, name: str, decisions: int) -> None:
+    """ValueError naming ``--set name`` when learning would wait for more ``decisions`` than ``--steps`` allows: the
+    run would end with the network it started with."""
+    if decisions > args.steps:
+        raise ValueError(f"{option_name(name)}={getattr(args, name)}: the first learning step waits for {decisions:,} "
+                         f"decisions, more than --steps {args.steps:,}: the run would end untrained (give a smaller "
+                         f"{name} or more --steps)")
 
 
 # -- the network ---------------------------------------------------------------------------------

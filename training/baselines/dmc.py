@@ -16,9 +16,12 @@ from typing import Callable
 
 import numpy as np
 
+from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.envs.vec_env import WizardVecEnv
+from wizard_env.util.checks import check_memory
+from wizard_env.util.options import MAX_COUNT
 
-from .common import Ranges, RunArgs, Run, check_args, epsilon_greedy, linear, q_network
+from .common import Ranges, RunArgs, Run, check_args, check_learns, epsilon_greedy, linear, q_network
 
 NAME = "dmc"
 
@@ -34,8 +37,13 @@ class Args(RunArgs):
     max_grad_norm: float = 40.0  #: gradient clipping (DouZero's)
 
 
-RANGES: Ranges = {"queue": (1, None), "epsilon_start": (0, 1), "epsilon_end": (0, 1), "epsilon_decay": (0, None),
-          "max_grad_norm": (0, None)}
+#: Bytes a queued decision holds: its float32 observation (the step's rows stay alive while any is queued) and the rest.
+QUEUE_ROW_BYTES = 4 * OBS_SIZE + 64
+
+RANGES: Ranges = {
+    "queue": (1, MAX_COUNT), "epsilon_start": (0, 1), "epsilon_end": (0, 1), "epsilon_decay": (0, MAX_COUNT),
+    "max_grad_norm": (0, MAX_COUNT),
+}
 
 
 class Episodes:
@@ -76,6 +84,8 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
     import torch
 
     check_args(args, RANGES)
+    check_learns(args, "queue", args.queue)
+    check_memory("--set queue", args.queue, QUEUE_ROW_BYTES)
     with Run(NAME, args, out, resume, quiet, log) as run:
         q = q_network(args.hidden)
         optimizer = torch.optim.Adam(q.parameters(), lr=args.learning_rate)

@@ -24,8 +24,9 @@ from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.envs.vec_env import WizardVecEnv
 from wizard_env.util.checks import check_memory
+from wizard_env.util.options import MAX_COUNT
 
-from .common import Ranges, RunArgs, Run, check_args, epsilon_greedy, linear, masked, q_network
+from .common import Ranges, RunArgs, Run, check_args, check_learns, epsilon_greedy, linear, masked, q_network
 
 NAME = "dqn"
 
@@ -45,9 +46,11 @@ class Args(RunArgs):
     max_grad_norm: float = 10.0  #: gradient clipping
 
 
-RANGES: Ranges = {"buffer_size": (1, None), "learning_starts": (1, None), "train_every": (1, None), "gradient_steps": (1, None),
-          "target_every": (1, None), "epsilon_start": (0, 1), "epsilon_end": (0, 1), "epsilon_decay": (0, None),
-          "max_grad_norm": (0, None)}
+RANGES: Ranges = {
+    "buffer_size": (1, MAX_COUNT), "learning_starts": (1, MAX_COUNT), "train_every": (1, MAX_COUNT),
+    "gradient_steps": (1, MAX_COUNT), "target_every": (1, MAX_COUNT), "epsilon_start": (0, 1), "epsilon_end": (0, 1),
+    "epsilon_decay": (0, MAX_COUNT), "max_grad_norm": (0, MAX_COUNT),
+}
 
 
 #: Bytes a stored decision takes: its float16 observation, mask, action, reward and end flag.
@@ -65,6 +68,7 @@ def check_buffer(args: Args, seats: int = 1) -> None:
         raise ValueError(f"--set learning_starts={args.learning_starts} and batch_size={args.batch_size}: a buffer of "
                          f"{rows:,} rows for {args.num_envs} games holds {'at most' if seats == 1 else 'as few as'} "
                          f"{room:,} transitions to learn from: give a larger buffer_size")
+    check_learns(args, "learning_starts", args.learning_starts)
 
 
 class Replay:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from wizard_env.envs.settings import get_setting
+from wizard_env.util.options import MAX_COUNT
 
 from ..common import rule_opponents
 from ..ppo.train import TrainConfig, run_training
@@ -44,7 +45,9 @@ class Args(RunArgs):
     clip_range: float = 0.2  #: PPO's clip of the policy ratio
 
 
-RANGES: Ranges = {"n_steps": (1, None), "n_epochs": (1, None), "ent_coef": (0, None), "clip_range": (0, None)}
+RANGES: Ranges = {
+    "n_steps": (1, MAX_COUNT), "n_epochs": (1, MAX_COUNT), "ent_coef": (0, MAX_COUNT), "clip_range": (0, MAX_COUNT),
+}
 
 
 def config(args: Args) -> TrainConfig:

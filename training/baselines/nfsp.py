@@ -26,6 +26,7 @@ from wizard_env.engine.observation import OBS_SIZE
 from wizard_env.envs.settings import get_setting
 from wizard_env.envs.vec_env import WizardVecEnv
 from wizard_env.util.checks import check_memory
+from wizard_env.util.options import MAX_COUNT
 
 from . import dqn
 from .common import Ranges, Run, check_args, epsilon_greedy, linear, masked, q_network
@@ -45,7 +46,10 @@ class Args(dqn.Args):
     sl_learning_rate: float = 1e-4  #: the average policy's Adam step size
 
 
-RANGES: Ranges = {**dqn.RANGES, "eta": (0, 1), "reservoir_size": (1, None), "sl_starts": (1, None), "sl_learning_rate": (0, 1)}
+RANGES: Ranges = {
+    **dqn.RANGES, "eta": (0, 1), "reservoir_size": (1, MAX_COUNT), "sl_starts": (1, MAX_COUNT),
+    "sl_learning_rate": (0, 1),
+}
 
 
 class Reservoir:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from wizard_env.envs.settings import get_setting
+from wizard_env.util.options import MAX_COUNT
 
 from ..common import rule_opponents
 from ..values.train_values import run_training
@@ -57,8 +58,10 @@ class Args(RunArgs):
     workers: int = 2  #: processes collecting data chunks (the data do not depend on it)
 
 
-RANGES: Ranges = {"samples": (1, None), "share": (0, 1), "search_samples": (1, None), "epochs": (1, None),
-                  "workers": (1, 256)}
+RANGES: Ranges = {
+    "samples": (1, MAX_COUNT), "share": (0, 1), "search_samples": (1, MAX_COUNT), "epochs": (1, MAX_COUNT),
+    "workers": (1, 256),
+}
 #: The ``RunArgs`` this trainer has no use for, and why.
 UNUSED = {"eval_every": ("--eval-every", "it evaluates after every iteration (--set samples)"),
           "checkpoint_every": ("--checkpoint-every", "it saves after every iteration (--set samples)"),

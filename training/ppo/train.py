@@ -16,6 +16,8 @@ the time of the last evaluation is left, kept for the final one; a session that 
 
 Scaling: rewards are round scores times ``--reward-scale`` 0.01, so a typical round gives -1..+2 and the value head
 trains at unit scale; observations are used as encoded (``engine.observation`` scales counts to 0..1, scores by 1/100).
+
+The module runs a little past 400 lines because its settings' ranges and checks sit beside the run they guard.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from wizard_env.agents.rule_agent import RuleAgent
 from wizard_env.util import options
 from wizard_env.util.checks import check_seed
 from wizard_env.util.files import remove_temps
+from wizard_env.util.options import MAX_COUNT
 from wizard_env.engine.game import NUM_ACTIONS
 from wizard_env.engine.observation import OBS_SIZE, OBS_VERSION
 from wizard_env.engine.rules import Rules
@@ -101,14 +104,15 @@ def make_env(cfg: TrainConfig, mix: list[Rules], rounds: str | int | list[int]):
     return AdviceVecEnv(env, seed=np.random.default_rng([cfg.seed, 9])) if cfg.advice else env
 
 
-#: The range of every numeric setting, (least, most) with None for no bound: checked by ``check_config``
+#: The range of every numeric setting, (least, most) (MAX_COUNT where nothing else bounds it): checked by ``check_config``
 #: before a run writes anything. A rate, a scale or a clip range of 0 would train nothing: ABOVE_ZERO.
 RANGES: dict[str, tuple[float | None, float | None]] = {
-    "timesteps": (1, None), "num_envs": (1, None), "n_steps": (1, None), "batch_size": (1, None), "n_epochs": (1, None),
-    "eval_every": (1, None), "eval_deals": (1, None), "checkpoint_every": (1, None), "snapshot_every": (1, None),
-    "snapshots": (0, None), "bc_games": (0, None), "bc_epochs": (0, None), "torch_threads": (1, 256),
-    "max_minutes": (0, None), "learning_rate": (0, 1), "ent_coef": (0, None), "reward_scale": (0, None),
-    "bc_smoothing": (0, 1), "target_kl": (0, None), "gamma": (0, 1), "gae_lambda": (0, 1), "clip_range": (0, None),
+    "timesteps": (1, MAX_COUNT), "num_envs": (1, MAX_COUNT), "n_steps": (1, MAX_COUNT), "batch_size": (1, MAX_COUNT),
+    "n_epochs": (1, MAX_COUNT), "eval_every": (1, MAX_COUNT), "eval_deals": (1, MAX_COUNT),
+    "checkpoint_every": (1, MAX_COUNT), "snapshot_every": (1, MAX_COUNT), "snapshots": (0, MAX_COUNT),
+    "bc_games": (0, MAX_COUNT), "bc_epochs": (0, MAX_COUNT), "torch_threads": (1, 256), "max_minutes": (0, MAX_COUNT),
+    "learning_rate": (0, 1), "ent_coef": (0, MAX_COUNT), "reward_scale": (0, MAX_COUNT), "bc_smoothing": (0, 1),
+    "target_kl": (0, MAX_COUNT), "gamma": (0, 1), "gae_lambda": (0, 1), "clip_range": (0, MAX_COUNT),
 }
 ABOVE_ZERO = ("learning_rate", "reward_scale", "clip_range")
 #: Memory a training game takes besides the engine: its rollout rows (observation, advice, mask; about 7 kB each).

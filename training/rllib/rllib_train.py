@@ -37,6 +37,7 @@ from wizard_env.util import options
 from wizard_env.util.checks import check_seed
 from wizard_env.util.stopwatch import Stopwatch
 from wizard_env.util.files import remove_temps
+from wizard_env.util.options import MAX_COUNT
 from wizard_env.engine.rules import Rules
 
 from .. import train_report
@@ -52,10 +53,11 @@ POLICY_ID = "shared"
 
 
 RANGES: dict[str, tuple[float | None, float | None]] = {
-    "timesteps": (1, None), "max_minutes": (0, None), "num_env_runners": (0, 1024), "envs_per_runner": (1, 1024),
-    "iteration_steps": (1, None), "batch_size": (1, None), "n_epochs": (1, None), "learning_rate": (0, 1),
-    "ent_coef": (0, None), "clip_range": (0, None), "gamma": (0, 1), "gae_lambda": (0, 1), "reward_scale": (0, None),
-    "checkpoint_every": (1, None), "torch_threads": (1, 256),
+    "timesteps": (1, MAX_COUNT), "max_minutes": (0, MAX_COUNT), "num_env_runners": (0, 1024),
+    "envs_per_runner": (1, 1024), "iteration_steps": (1, MAX_COUNT), "batch_size": (1, MAX_COUNT),
+    "n_epochs": (1, MAX_COUNT), "learning_rate": (0, 1), "ent_coef": (0, MAX_COUNT), "clip_range": (0, MAX_COUNT),
+    "gamma": (0, 1), "gae_lambda": (0, 1), "reward_scale": (0, MAX_COUNT), "checkpoint_every": (1, MAX_COUNT),
+    "torch_threads": (1, 256),
 }
 ABOVE_ZERO = ("learning_rate", "reward_scale", "clip_range")
 #: What the learner holds per decision of an iteration: the observation and mask in the sampled batch,

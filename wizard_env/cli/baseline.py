@@ -33,7 +33,7 @@ from wizard_env.envs.settings import SETTINGS
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
 
-from wizard_env.training.baselines.common import OPTIONS, RunArgs
+from wizard_env.training.baselines.common import OPTIONS, RANGES, RunArgs
 
 from .common import field_docs, require_packages
 
@@ -65,13 +65,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=options.path_type, required=True, metavar="DIR", help="the run's folder")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out (a larger budget may be given)")
     parser.add_argument("--seed", type=options.seed_type, metavar="S", help=f"{docs['seed']} (default {d.seed})")
-    parser.add_argument("--minutes", type=options.float_type, metavar="M", help=f"{docs['minutes']} (default {d.minutes:g})")
-    parser.add_argument("--steps", type=options.int_type, metavar="N", help=f"{docs['steps']} (default {d.steps:,})")
+    parser.add_argument("--minutes", type=options.Number(float, *RANGES["minutes"]), metavar="M", help=f"{docs['minutes']} (default {d.minutes:g})")
+    parser.add_argument("--steps", type=options.Number(int, *RANGES["steps"]), metavar="N", help=f"{docs['steps']} (default {d.steps:,})")
     for name in OPTIONS[4:]:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.int_type, metavar="N",
+        parser.add_argument(f"--{name.replace('_', '-')}", type=options.Number(int, *RANGES[name]), metavar="N",
                             help=f"{docs[name]} (default: the algorithm's)")
     others = ", ".join(f.name for f in dataclasses.fields(RunArgs) if f.name not in OPTIONS)
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+    parser.add_argument("--set", type=options.text_type, action="append", default=[], metavar="NAME=VALUE",
                         help=f"change another of the algorithm's settings, repeatable: {others}, or one of its own (the "
                         "fields of Args in wizard_env.training.baselines.ALGO, listed in docs/baselines.md)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or progress lines")
@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
 
 def parse_sets(items: list[str], cls: type) -> dict:
     """``--set NAME=VALUE`` items as the fields of ``cls`` they change, each parsed as its default's type (a string as
-    given); ValueError naming an unknown field, one with its own option, or a value that is not of the field's type."""
+    given); ValueError naming an unknown field, one with its own option, one given twice, or a value that is not of the
+    field's type (its range is checked with the algorithm's other arguments, before the run writes anything)."""
     defaults = {f.name: getattr(cls(), f.name) for f in dataclasses.fields(cls)}
     values: dict = {}
     for item in items:
@@ -108,12 +109,14 @@ def parse_sets(items: list[str], cls: type) -> dict:
                              f"{', '.join(n for n in defaults if n not in OPTIONS)}")
         if name in OPTIONS:
             raise ValueError(f"--set {name}: give it as --{name.replace('_', '-')}")
+        if name in values:
+            raise ValueError(f"--set {name}: given twice: give it once")
         default = defaults[name]
         try:
             if isinstance(default, list):
                 values[name] = [options.int_type(part) for part in text.split(",")]
             elif isinstance(default, str):
-                values[name] = text
+                values[name] = options.text_type(text)
             elif isinstance(default, int):
                 values[name] = options.int_type(text)
             else:

@@ -27,6 +27,9 @@ DESCRIPTION = (
     "DummyVecEnv; print a table and optionally write JSON."
 )
 
+#: The longest wall time per figure (``--seconds``).
+MAX_SECONDS = 3600.0
+
 
 def parse_sizes(text: str) -> list[int]:
     """``"1,64,1024"`` as a list of positive ints that fit in memory, or ValueError."""
@@ -42,9 +45,9 @@ def parse_sizes(text: str) -> list[int]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard bench`` (the variant flags come from the CLI; only --players is used)."""
-    parser.add_argument("--seconds", type=options.float_type, default=3.0, metavar="T", help="wall time per figure (default 3)")
-    parser.add_argument("--sizes", default="1,64,1024,4096", metavar="B,...", help="batch sizes (default 1,64,1024,4096)")
-    parser.add_argument("--vec-envs", type=options.int_type, default=256, metavar="N",
+    parser.add_argument("--seconds", type=options.Number(float, 0, MAX_SECONDS, above=True), default=3.0, metavar="T", help="wall time per figure (default 3)")
+    parser.add_argument("--sizes", type=options.text_type, default="1,64,1024,4096", metavar="B,...", help="batch sizes (default 1,64,1024,4096)")
+    parser.add_argument("--vec-envs", type=options.Number(int, 0, options.MAX_COUNT), default=256, metavar="N",
                         help="games in the batched VecEnv measurement; 0 skips it (default 256)")
     parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S", help="seed of games and actions (default 0)")
     parser.add_argument("--json", type=options.path_type, metavar="FILE", help="also write the results as JSON to FILE")
@@ -52,10 +55,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``wizard bench``: measure, print the table, write JSON if asked."""
-    if args.seconds <= 0:
-        raise ValueError(f"--seconds must be positive, not {args.seconds}")
-    if args.vec_envs < 0:
-        raise ValueError(f"--vec-envs must be 0 or more, not {args.vec_envs}")
     options.check_memory("--vec-envs", args.vec_envs, options.GAME_BYTES)
     if args.rounds != "standard" or args.bidding != "open" or args.bid_total_rule or args.foresight:
         raise ValueError("wizard bench measures standard rules; only --players may be changed")

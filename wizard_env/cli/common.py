@@ -8,6 +8,7 @@ import argparse
 import inspect
 import re
 import signal
+import sys
 
 from wizard_env.agents.registry import parse_spec
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, parse_rounds
@@ -30,12 +31,41 @@ class Terminated(BaseException):
     """SIGTERM, raised where the program is, so that files being written are dropped as after Ctrl-C."""
 
 
+#: Actions meant to be given more than once (``--set A=1 --set B=2``); any other option given twice is refused.
+REPEATABLE = (argparse._AppendAction, argparse._AppendConstAction, argparse._CountAction, argparse._HelpAction,
+              argparse._VersionAction)
+
+
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises ``UsageError`` instead of printing the usage and exiting."""
+    """An ArgumentParser that raises ``UsageError`` instead of printing the usage and exiting, and refuses an option
+    given twice (argparse would keep the last value and drop the first without a word)."""
 
     def error(self, message: str):
         """Raise instead of printing the usage and exiting, so main reports one line."""
         raise UsageError(f"{message} (see '{self.prog} --help')")
+
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, after refusing an option of this parser given twice (each subcommand's parser checks its own)."""
+        args = sys.argv[1:] if args is None else list(args)
+        given: set[argparse.Action] = set()
+        for arg in args:
+            if arg == "--":
+                break
+            action = self._option_action(arg.partition("=")[0]) if arg.startswith("--") else None
+            if action is None or isinstance(action, REPEATABLE):
+                continue
+            if action in given:
+                self.error(f"argument {'/'.join(action.option_strings)}: given twice: give it once")
+            given.add(action)
+        return super().parse_known_args(args, namespace)
+
+    def _option_action(self, name: str) -> argparse.Action | None:
+        """The action of the option ``name`` (or of the one option it abbreviates); None if it names none of ours."""
+        actions = self._option_string_actions
+        if name in actions:
+            return actions[name]
+        matches = {actions[option] for option in actions if self.allow_abbrev and option.startswith(name)}
+        return matches.pop() if len(matches) == 1 else None
 
 
 # -- the game variant ----------------------------------------------------------------------------
@@ -61,10 +91,10 @@ def variant_options() -> Parser:
     parent = Parser(add_help=False)
     parent.set_defaults(given_variant=())
     group = parent.add_argument_group("game variant")
-    group.add_argument("--players", action=Given, type=options.int_type, default=4, metavar="N",
+    group.add_argument("--players", action=Given, type=options.Number(int, MIN_PLAYERS, MAX_PLAYERS), default=4, metavar="N",
                        help="3 to 6 players (default 4)")
     group.add_argument(
-        "--rounds", action=Given, default="standard", metavar="R",
+        "--rounds", type=options.text_type, action=Given, default="standard", metavar="R",
         help="standard (1..60/N cards), amigo (tournament schedule), K (rounds 1..K), "
         "or comma-separated hand sizes such as 1,3,5 ('3,' is one round of 3 cards); default standard",
     )
@@ -153,17 +183,17 @@ def field_docs(cls) -> dict[str, str]:
 
 
 def add_number_options(parser: argparse.ArgumentParser, defaults, docs: dict[str, str], ints: tuple[str, ...],
-                       floats: tuple[str, ...], unset: bool = False) -> None:
-    """An option ``--a-b`` for each numeric field ``a_b`` of a config dataclass, with its doc line and default
-    (``unset``: None where the option is not given, so that a command can tell, the default only in the help)."""
-    for name in ints:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.seed_type if name == "seed" else options.int_type,
-                            default=None if unset else getattr(defaults, name),
-                            help=f"{docs[name]} (default {getattr(defaults, name):,})")
-    for name in floats:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=options.float_type,
-                            default=None if unset else getattr(defaults, name),
-                            help=f"{docs[name]} (default {getattr(defaults, name):g})")
+                       floats: tuple[str, ...], ranges: dict[str, tuple[float | None, float]], above: tuple[str, ...] = (),
+                       unset: bool = False) -> None:
+    """An option ``--a-b`` for each numeric field ``a_b`` of a config dataclass, with its doc line, its default and its range
+    in ``ranges`` (the config module's ``RANGES``; ``above``: the fields whose least is excluded), refused outside it
+    while the command line is parsed (``unset``: None where the option is not given, so that a command can tell, the
+    default only in the help)."""
+    for names, kind, shown in ((ints, int, "{:,}"), (floats, float, "{:g}")):
+        for name in names:
+            kind_type = options.seed_type if name == "seed" else options.Number(kind, *ranges[name], above=name in above)
+            parser.add_argument(f"--{name.replace('_', '-')}", type=kind_type, default=None if unset else getattr(defaults, name),
+                                help=f"{docs[name]} (default {shown.format(getattr(defaults, name))})")
 
 
 def parse_mix(text: str) -> list[int]:

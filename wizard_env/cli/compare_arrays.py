@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard compare-arrays``."""
     parser.add_argument("first", type=options.path_type, metavar="FIRST", help="a .npz file, or a folder of them (the rerun)")
     parser.add_argument("second", type=options.path_type, metavar="SECOND", help="the same for the run it should equal")
-    parser.add_argument("--except", dest="leave_out", action="append", default=[], metavar="NAME",
+    parser.add_argument("--except", type=options.text_type, dest="leave_out", action="append", default=[], metavar="NAME",
                         help="an array left out of the comparison (repeatable), as config")
 
 

@@ -36,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("first", type=options.path_type, metavar="FIRST", help="eval.json of the first table")
     parser.add_argument("second", type=options.path_type, metavar="SECOND",
                         help="eval.json of the second table, same --seed and --games")
-    parser.add_argument("--first", dest="first_agent", metavar="SPEC", help="agent spec of the first file (default: every seat)")
-    parser.add_argument("--second", dest="second_agent", metavar="SPEC", help="agent spec of the second file (default: every seat)")
+    parser.add_argument("--first", type=options.text_type, dest="first_agent", metavar="SPEC", help="agent spec of the first file (default: every seat)")
+    parser.add_argument("--second", type=options.text_type, dest="second_agent", metavar="SPEC", help="agent spec of the second file (default: every seat)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,17 +40,17 @@ DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard eval`` (the variant options are already there)."""
-    parser.add_argument("--agents", required=True, metavar="A,B,...",
+    parser.add_argument("--agents", type=options.text_type, required=True, metavar="A,B,...",
                         help=f"one agent per seat (known: {NAMES_IN_SHORT}; 'name:arg' passes an argument); "
                         "with --setting, the one agent to evaluate")
     add_setting_option(parser, "its rules, and its opponents in every seat but the one of --agents' agent")
-    parser.add_argument("--games", type=options.int_type, default=100, metavar="G",
+    parser.add_argument("--games", type=options.Number(int, 1, options.MAX_COUNT), default=100, metavar="G",
                         help="deals to play; each is played once per rotation (default 100)")
     parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
                         help="seed of every deal and agent: the same command gives the same output (default 0)")
     parser.add_argument("--permutations", action="store_true",
                         help="play every ordering of the agents (n! games per deal) instead of the n rotations")
-    parser.add_argument("--reference", metavar="NAME",
+    parser.add_argument("--reference", type=options.text_type, metavar="NAME",
                         help="agent the paired differences are taken to "
                         "(default: the first rule, else the first agent)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR", help="folder for eval.json and eval.png (default runs/eval-SEED)")
@@ -61,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
     """``wizard eval``: play, print the Markdown tables, write the JSON and the plot."""
     rules, specs = _seats(args)
     require_eval_extra()
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, not {args.games}")
     options.check_memory("--games", args.games, EVAL_BYTES_PER_GAME * len(seatings(rules.num_players, args.permutations)))
     if args.reference is not None and args.reference.strip() not in specs:
         raise ValueError(f"--reference {args.reference!r} is not one of --agents: {', '.join(dict.fromkeys(specs))}")

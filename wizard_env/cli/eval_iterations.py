@@ -41,21 +41,21 @@ DESCRIPTION = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard eval-iterations`` (the variant options are already there: 4 players, standard rounds)."""
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("run_folder", nargs="?", metavar="RUN",
+    which.add_argument("run_folder", type=options.text_type, nargs="?", metavar="RUN",
                        help="a wizard train-values run folder: its checkpoints/iter-K.npz by K, after the checkpoint "
                        "its config.json names as train.start (latest.npz is left out)")
-    which.add_argument("--checkpoints", metavar="A,B,...",
+    which.add_argument("--checkpoints", type=options.text_type, metavar="A,B,...",
                        help="instead of RUN (give one or the other): checkpoint files, run folders (their latest) or shipped "
                        "networks by name (ppo-v1,ppo-v2: the shipped line), in this order, separated by ',' (so a path "
                        "here may not contain one)")
-    parser.add_argument("--games", type=options.int_type, default=iteration_curve.DEFAULT_DEALS, metavar="G",
+    parser.add_argument("--games", type=options.Number(int, 2, options.MAX_COUNT), default=iteration_curve.DEFAULT_DEALS, metavar="G",
                         help=f"deals per table, each played in every rotation (default {iteration_curve.DEFAULT_DEALS:,})")
     parser.add_argument("--seed", type=options.seed_type, default=iteration_curve.DEFAULT_SEED, metavar="S",
                         help="seed S: against rule S, self-play S + 1, head to head S + 2, against --pimc S + 3, expert S + 4 "
                         f"(default {iteration_curve.DEFAULT_SEED})")
-    parser.add_argument("--pimc-games", type=options.int_type, default=0, metavar="M",
+    parser.add_argument("--pimc-games", type=options.Number(int, 0, options.MAX_COUNT), default=0, metavar="M",
                         help="deals of each checkpoint against three --pimc (default 0: not played; search is slow)")
-    parser.add_argument("--pimc", metavar="SPEC",
+    parser.add_argument("--pimc", type=options.text_type, metavar="SPEC",
                         help=f"the search agent of --pimc-games (default {iteration_curve.DEFAULT_PIMC})")
     parser.add_argument("--expert-games", type=options.int_type, default=0, metavar="M",
                         help="deals of each checkpoint's expert (pimc with the run's search settings and the checkpoint "

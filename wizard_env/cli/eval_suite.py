@@ -40,24 +40,24 @@ DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard eval-suite``."""
-    parser.add_argument("agent", metavar="AGENT", help="the agent spec evaluated (ppo, ppo:PATH, pimc:samples=16, rule, ...)")
-    parser.add_argument("--games", type=options.int_type, default=eval_suite.DEFAULT_DEALS, metavar="G",
+    parser.add_argument("agent", type=options.text_type, metavar="AGENT", help="the agent spec evaluated (ppo, ppo:PATH, pimc:samples=16, rule, ...)")
+    parser.add_argument("--games", type=options.Number(int, 2, options.MAX_COUNT), default=eval_suite.DEFAULT_DEALS, metavar="G",
                         help=f"deals per table, each played in every rotation (default {eval_suite.DEFAULT_DEALS:,}, as the model card)")
     parser.add_argument("--seed", type=options.seed_type, default=eval_suite.DEFAULT_SEED, metavar="S",
                         help="seed S: 4-player rows use S, self-play S + 1, the other player counts S + 2 "
                         f"(default {eval_suite.DEFAULT_SEED}: the model card's seeds 1, 2, 3)")
-    parser.add_argument("--reference", default=",".join(eval_suite.DEFAULT_REFERENCES), metavar="A,B,...",
+    parser.add_argument("--reference", type=options.text_type, default=",".join(eval_suite.DEFAULT_REFERENCES), metavar="A,B,...",
                         help="reference agents, each met one against three and three against one; 'none' for no "
                         f"reference rows (default {','.join(eval_suite.DEFAULT_REFERENCES)}; the agent itself is skipped)")
-    parser.add_argument("--reference-games", type=options.int_type, metavar="G",
+    parser.add_argument("--reference-games", type=options.Number(int, 2, options.MAX_COUNT), metavar="G",
                         help="deals per reference table (default --games; less for a slow reference such as pimc)")
-    parser.add_argument("--players-battery", default=",".join(map(str, eval_suite.DEFAULT_PLAYERS)), metavar="N,...",
+    parser.add_argument("--players-battery", type=options.text_type, default=",".join(map(str, eval_suite.DEFAULT_PLAYERS)), metavar="N,...",
                         help="the other player counts played against rule; 'none' for none (default 3,5,6)")
-    parser.add_argument("--skip", default="", metavar="ROW,...",
+    parser.add_argument("--skip", type=options.text_type, default="", metavar="ROW,...",
                         help=f"rows to leave out: {', '.join(eval_suite.ROW_KINDS)} (bid accuracy comes with rule)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR",
                         help="folder for suite.md and suite.json (default runs/eval-suite-SEED)")
-    parser.add_argument("--workers", type=options.int_type, default=1, metavar="N",
+    parser.add_argument("--workers", type=options.Number(int, 1, eval_suite.MAX_WORKERS), default=1, metavar="N",
                         help="processes playing the tables at once, each a core (default 1); the figures are the same "
                              "for any N, and with N above 1 each table prints progress lines instead of a bar")
     parser.add_argument("--card", type=options.path_type, metavar="NAME.toml",

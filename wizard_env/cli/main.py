@@ -9,8 +9,10 @@ Each subcommand is a module of this package (``COMMAND_MODULES``), whose docstri
 
 Exit status: 0 on success; 2 after one ``wizard: error: ...`` line on stderr for bad arguments,
 impossible configurations or unreadable replay files (every option is checked before any work starts,
-by ``wizard_env.util.options``; an unexpected error is one line too, never a traceback); 1 when a ``play`` game is abandoned (input ended
-or ``quit``); 130 after Ctrl-C and 143 after SIGTERM, files being written left as they were.
+by the type and range it declares in ``wizard_env.util.options``, and one given twice is refused unless it is
+meant to repeat, as ``--set``; an unexpected error is one line too, never a traceback); 1 when a ``play`` game is abandoned (input ended
+or ``quit``); 130 after Ctrl-C and 143 after SIGTERM (also when compiled code reports either as a SystemError), files being
+written left as they were.
 """
 
 from __future__ import annotations
@@ -127,6 +129,22 @@ def _sigterm_raises() -> Iterator[None]:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def stop_signal(err: BaseException) -> BaseException | None:
+    """The KeyboardInterrupt or Terminated that ``err`` is or wraps, else None: numba turns one raised while compiled
+    code calls back into Python into a SystemError ("... returned a result with an exception set") caused by it."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, (KeyboardInterrupt, Terminated)):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def _internal_error(err: BaseException) -> str:
+    return f"internal error ({type(err).__name__}: {short_repr(str(err), 200)}); please report it with the command line"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``wizard`` command; return the exit status."""
     from threadpoolctl import threadpool_limits
@@ -149,18 +167,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(err)
     except ImportError as err:  # an optional package missing (MissingExtra names it and the install command)
         message = str(err)
-    except KeyboardInterrupt:
-        print("\nwizard: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("\nwizard: terminated", file=sys.stderr)
-        return TERMINATED
+    except (KeyboardInterrupt, Terminated, SystemError) as err:
+        stop = stop_signal(err)
+        if isinstance(stop, KeyboardInterrupt):
+            print("\nwizard: interrupted", file=sys.stderr)
+            return 130
+        if isinstance(stop, Terminated):
+            print("\nwizard: terminated", file=sys.stderr)
+            return TERMINATED
+        message = _internal_error(err)
     except SystemExit as exit_:  # --help
         return exit_.code if isinstance(exit_.code, int) else 0
     except MemoryError:  # the size options are checked against memory first; this is the backstop
         message = "out of memory: this machine cannot hold what the options ask for"
     except Exception as err:  # a bug: still one line and no traceback, as the contract promises
-        message = f"internal error ({type(err).__name__}: {short_repr(str(err), 200)}); please report it with the command line"
+        message = _internal_error(err)
     message = " ".join(message.splitlines())
     if len(message) > MAX_MESSAGE:  # a huge value echoed back: keep the start, which names the option, and the end
         cut = len(message) - MAX_MESSAGE + 100

@@ -21,7 +21,7 @@ from wizard_env.engine.cards import SUIT_WORDS, SUITS, card_name, parse_card
 from wizard_env.engine.game import BID_OFFSET, CARD_OFFSET, TRUMP_OFFSET, Phase, WizardGame
 from wizard_env.engine.observation import is_foresight_round
 from wizard_env.engine.replay import HUMAN, game_record, write_replays
-from wizard_env.engine.rules import winners
+from wizard_env.engine.rules import MAX_PLAYERS, winners
 from wizard_env.engine.simulate import derive_seeds
 from wizard_env.render.replay_text import describe_rules
 from wizard_env.render.text import render_text
@@ -36,9 +36,9 @@ DESCRIPTION = "Play one seat in the terminal; you see only what your seat may kn
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard play`` (the variant options are already there)."""
-    parser.add_argument("--opponents", default="rule", metavar="A,B,...",
+    parser.add_argument("--opponents", type=options.text_type, default="rule", metavar="A,B,...",
                         help=f"one agent for every other seat, or one per other seat (known: {NAMES_IN_SHORT}; default rule)")
-    parser.add_argument("--seat", type=options.int_type, default=0, metavar="K", help="your seat, counting from 0 (default 0)")
+    parser.add_argument("--seat", type=options.Number(int, 0, MAX_PLAYERS - 1), default=0, metavar="K", help="your seat, counting from 0 (default 0)")
     parser.add_argument("--seed", type=options.seed_type, default=None, metavar="S", help="game seed (default: a random one, printed)")
     parser.add_argument("--replay", type=options.path_type, metavar="FILE",
                         help="save the finished game as a replay (wizard-replay/1) to FILE, for 'wizard replay' and the web viewer")

@@ -51,8 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "and run nothing")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out (finished steps are kept; the recipe must be the one it started with)")
-    parser.add_argument("--until", metavar="STEP", help="stop after the step of this name (continue later with --resume)")
-    parser.add_argument("--from", dest="from_step", metavar="STEP",
+    parser.add_argument("--until", type=options.text_type, metavar="STEP", help="stop after the step of this name (continue later with --resume)")
+    parser.add_argument("--from", type=options.text_type, dest="from_step", metavar="STEP",
                         help="run the step of this name and those after it again, from their start (their folders are "
                              "removed first), in the run in --out whose steps before it are finished; the recipe may "
                              "differ from the run's from that step on")

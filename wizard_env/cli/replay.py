@@ -29,7 +29,7 @@ VARIANT_OPTIONS = False
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard replay``."""
     parser.add_argument("file", type=options.path_type, metavar="FILE", help="a replay file written by 'wizard simulate --replay'")
-    parser.add_argument("--game", type=options.int_type, default=1, metavar="K",
+    parser.add_argument("--game", type=options.Number(int, 1, options.MAX_COUNT), default=1, metavar="K",
                         help="which game of the file to show, counting from 1 (default 1, the first); "
                         "without --check the lines after it are not read")
     parser.add_argument("--check", action="store_true", help="also re-play every game on the engine and compare")
@@ -37,8 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print one game of a replay file; with --check re-play every game (reading the lines before it only then)."""
-    if args.game < 1:
-        raise ValueError(f"--game counts from 1, not {args.game}")
     chosen, count = None, 0
     size = os.path.getsize(args.file) if os.path.isfile(args.file) else None
     with tqdm(total=size, desc="reading", unit="B", unit_scale=True, file=sys.stderr, leave=False,

@@ -48,16 +48,16 @@ MAX_MOVE_SECONDS = 3600.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard serve`` (the variant options are already added)."""
-    parser.add_argument("--host", default=DEFAULT_HOST, metavar="ADDR",
+    parser.add_argument("--host", type=options.text_type, default=DEFAULT_HOST, metavar="ADDR",
                         help=f"address to listen on (default {DEFAULT_HOST}: this machine only)")
-    parser.add_argument("--port", type=options.int_type, default=DEFAULT_PORT, metavar="P",
+    parser.add_argument("--port", type=options.Number(int, 0, 65535), default=DEFAULT_PORT, metavar="P",
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
     parser.add_argument("--replays", type=options.path_type, default="replays", metavar="DIR",
                         help="folder the viewer lists and the play page saves finished games in (default ./replays)")
-    parser.add_argument("--opponents", default=",".join(DEFAULT_OPPONENTS), metavar="SPECS",
+    parser.add_argument("--opponents", type=options.text_type, default=",".join(DEFAULT_OPPONENTS), metavar="SPECS",
                         help="the agents clients may choose for the other seats, comma-separated, by name or index "
                              f"(default {','.join(DEFAULT_OPPONENTS)}; pimc is 16 samples, search pimc with the network); clients never send a spec")
-    parser.add_argument("--move-seconds", type=options.float_type, default=MOVE_SECONDS, metavar="S",
+    parser.add_argument("--move-seconds", type=options.Number(float, 0, MAX_MOVE_SECONDS, above=True), default=MOVE_SECONDS, metavar="S",
                         help=f"the time a request may spend on the agents' moves, then a 504 that keeps the moves made "
                              f"(default {MOVE_SECONDS:g})")
 
@@ -101,7 +101,6 @@ def run(args: argparse.Namespace) -> int:
     require_extra("web", WEB_PACKAGES, "wizard serve")
 
     make_rules(args)  # the defaults the play page offers must make a game
-    options.check_range("--move-seconds", args.move_seconds, 0, MAX_MOVE_SECONDS, above=True)
     offered = split_specs(args.opponents, "--opponents")
     check_writable(args.replays, folder=True)
     sock = bind(args.host, args.port)

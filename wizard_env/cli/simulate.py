@@ -42,11 +42,11 @@ SIMULATE_BYTES_PER_GAME = 1000
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard simulate`` (the variant options are already there)."""
-    parser.add_argument("--agents", default="rule", metavar="A,B,...",
+    parser.add_argument("--agents", type=options.text_type, default="rule", metavar="A,B,...",
                         help=f"one agent per seat, or one for all seats (known: {in_short([a for a in OBSERVATION_AGENTS if a != PY])}, "
                         f"{USER_SPECS}; default rule)")
     add_setting_option(parser, "its rules, and its opponents in every seat but seat 0, where --agents' one agent plays")
-    parser.add_argument("--games", type=options.int_type, default=100, metavar="G", help="games to play (default 100)")
+    parser.add_argument("--games", type=options.Number(int, 1, options.MAX_COUNT), default=100, metavar="G", help="games to play (default 100)")
     parser.add_argument("--seed", type=options.seed_type, default=0, metavar="S",
                         help="seed of every game and agent: the same command gives the same output (default 0)")
     parser.add_argument("--replay", type=options.path_type, metavar="FILE",
@@ -72,8 +72,6 @@ def format_summary(rules: Rules, specs: Sequence[str], summaries: Sequence[SeatS
 def run(args: argparse.Namespace) -> int:
     """Play the games, write the replays if asked, print the table."""
     rules, setting = command_rules(args)
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, not {args.games}")
     options.check_memory("--games", args.games, SIMULATE_BYTES_PER_GAME)
     if args.with_legal and not args.replay:
         raise ValueError("--with-legal needs --replay FILE")

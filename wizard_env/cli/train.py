@@ -32,9 +32,10 @@ from typing import Any
 from wizard_env.agents.ppo_agent import LEARNED_PHASES
 from wizard_env.engine.rules import parse_rounds
 from wizard_env.training import train_report
-from wizard_env.training.ppo.train import TrainConfig, run_training
+from wizard_env.training.ppo.train import ABOVE_ZERO, RANGES, TrainConfig, run_training
 from wizard_env.training.common import rule_opponents
 from wizard_env.training.ppo.train_resume import saved_config
+from wizard_env.training.rllib.rllib_train import RANGES as RLLIB_RANGES
 from wizard_env.util import options
 
 from .common import (Given, add_number_options, add_setting_option, command_rules, field_docs, make_rules, parse_mix,
@@ -59,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d, docs = TrainConfig(), {k: v.replace("%", "%%") for k, v in field_docs(TrainConfig).items()}
     parser.add_argument("--out", type=options.path_type, default="runs/train", help="output folder (default runs/train)")
     parser.add_argument("--resume", action="store_true", help="continue from --out/checkpoints/latest.npz")
-    parser.add_argument("--init-from", default="", metavar="CHECKPOINT",
+    parser.add_argument("--init-from", type=options.text_type, default="", metavar="CHECKPOINT",
                         help="a new run that starts from this checkpoint's weights (same --hidden and advice) instead of "
                         "the warm start, e.g. --learn both after a --learn bid run")
     parser.add_argument("--learn", choices=tuple(LEARNED_PHASES), default=d.learn,
@@ -68,14 +69,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                          "eval_deals", "checkpoint_every", "snapshot_every", "snapshots", "bc_games",
                                          "bc_epochs", "torch_threads"),
                        ("max_minutes", "learning_rate", "ent_coef", "reward_scale", "bc_smoothing", "target_kl",
-                        "gae_lambda", "clip_range"))
+                        "gae_lambda", "clip_range"), RANGES, ABOVE_ZERO)
     parser.add_argument("--episode", choices=("round", "game"), default=d.episode,
                         help=f"{docs['episode']} (default {d.episode})")
     parser.add_argument("--no-advice", dest="advice", action="store_false",
                         help="the policy reads only the observation, not RuleAgent's choice as well")
-    parser.add_argument("--mix", action=Given, default=",".join(map(str, d.mix)),
+    parser.add_argument("--mix", action=Given, type=options.text_type, default=",".join(map(str, d.mix)),
                         help=f"{docs['mix']} (default %(default)s); --players sets the count of the learning-curve evaluations")
-    parser.add_argument("--pool", action=Given, default=",".join(f"{k}={v}" for k, v in d.pool.items()),
+    parser.add_argument("--pool", action=Given, type=options.text_type, default=",".join(f"{k}={v}" for k, v in d.pool.items()),
                         help=f"{docs['pool']} (default %(default)s)")
     add_setting_option(parser, "its rules and player count, and its opponents (RuleAgents) as the whole opponent pool: "
                        "no self-play, no RandomAgent, and the learning curve against them; sb3 only, no --pool or --mix "
@@ -87,13 +88,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                       "--torch-threads and the options below)")
     rllib.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                        help="sb3: MaskablePPO against the opponent pool (default); rllib: self-play on Ray RLlib")
-    rllib.add_argument("--address", default="", metavar="HOST:PORT",
+    rllib.add_argument("--address", type=options.text_type, default="", metavar="HOST:PORT",
                        help="rllib: join the Ray cluster at this address (or auto); default: start a local Ray instance")
-    rllib.add_argument("--num-env-runners", type=options.int_type, default=1, metavar="N",
+    rllib.add_argument("--num-env-runners", type=options.Number(int, *RLLIB_RANGES["num_env_runners"]), default=1, metavar="N",
                        help="rllib: Ray actors playing games, one CPU each (0: the driver plays them; default 1)")
-    rllib.add_argument("--envs-per-runner", type=options.int_type, default=4, metavar="N",
+    rllib.add_argument("--envs-per-runner", type=options.Number(int, *RLLIB_RANGES["envs_per_runner"]), default=4, metavar="N",
                        help="rllib: games each env runner steps together (default 4)")
-    rllib.add_argument("--iteration-steps", type=options.int_type, default=8000, metavar="N",
+    rllib.add_argument("--iteration-steps", type=options.Number(int, *RLLIB_RANGES["iteration_steps"]), default=8000, metavar="N",
                        help="rllib: decisions sampled per PPO iteration (default 8,000)")
 
 

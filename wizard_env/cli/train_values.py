@@ -52,7 +52,7 @@ from wizard_env.envs.settings import Setting, get_setting, refuse_beside
 from wizard_env.training.common import rule_opponents
 from wizard_env.training.values.train_values import run_training
 from wizard_env.training.evaluation.gate import GATE_RULES
-from wizard_env.training.values.values_config import (BACKENDS, DATA, RESUME_MAY_CHANGE, TARGETS, ValuesConfig,
+from wizard_env.training.values.values_config import (ABOVE_ZERO, BACKENDS, DATA, RANGES, RESUME_MAY_CHANGE, TARGETS, ValuesConfig,
                                                       resumed_config, saved_rules, saved_settings)
 from wizard_env.util import options
 from wizard_env.util.checks import short_repr
@@ -83,25 +83,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_number_options(parser, d, docs, ("iterations", "samples", "games", "workers", "epochs", "batch_size", "seed",
                                          "eval_deals", "torch_threads", "search_samples", "search_top", "gate", "patience",
                                          "confirm"),
-                       ("share", "learning_rate", "rule_tables", "pool_tables"), unset=True)
-    parser.add_argument("--margin", type=options.float_type, default=None,
+                       ("share", "learning_rate", "rule_tables", "pool_tables"), RANGES, ABOVE_ZERO, unset=True)
+    parser.add_argument("--margin", type=options.Number(float, *RANGES["margin"]), default=None,
                         help=f"{docs['margin']} (default {d.margin:g}; 0 with --no-advice)")
     parser.add_argument("--no-advice", dest="advice", action="store_const", const=False,
                         help="learn from scratch: the network reads the observation alone, starts from random weights and "
                              "plays the plain argmax; iteration 0 is played and rolled out by random legal actions")
     parser.add_argument("--zero", action="store_const", const=True, help=docs["zero"])
-    parser.add_argument("--pool", metavar="SPEC,SPEC,...", help=docs["pool"])
+    parser.add_argument("--pool", type=options.text_type, metavar="SPEC,SPEC,...", help=docs["pool"])
     parser.add_argument("--targets", choices=TARGETS, help=f"{docs['targets']} (default {d.targets})")
-    parser.add_argument("--play-margin", type=options.float_type, default=None, metavar="PLAY_MARGIN",
+    parser.add_argument("--play-margin", type=options.Number(float, *RANGES["margin"]), default=None, metavar="PLAY_MARGIN",
                         help=f"{docs['play_margin']}")
-    parser.add_argument("--hidden", help=f"{docs['hidden']} (default {','.join(map(str, d.hidden))})")
+    parser.add_argument("--hidden", type=options.text_type, help=f"{docs['hidden']} (default {','.join(map(str, d.hidden))})")
     parser.add_argument("--features", action="store_const", const=True, help=docs["features"])
     parser.add_argument("--search-infer", action="store_const", const=True, help=docs["search_infer"])
     parser.add_argument("--data", choices=DATA, help=f"{docs['data']} (default {d.data})")
     parser.add_argument("--gate-rule", choices=GATE_RULES, help=f"{docs['gate_rule']} (default {d.gate_rule})")
     parser.add_argument("--soup", action="store_const", const=True, help=docs["soup"])
-    parser.add_argument("--data-from", metavar="DIR,DIR,...", help=docs["data_from"])
-    parser.add_argument("--mix", action=Given,
+    parser.add_argument("--data-from", type=options.text_type, metavar="DIR,DIR,...", help=docs["data_from"])
+    parser.add_argument("--mix", action=Given, type=options.text_type,
                         help=f"{docs['mix']} (default {','.join(map(str, d.mix))}); --players sets the count of the evaluations")
     add_setting_option(parser, "its rules and player count, and its opponents (RuleAgents) in the evaluations and the "
                        "--rule-tables games; no --mix beside it")
@@ -109,7 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a wizard train-values checkpoint (zoo/wizard-v1.npz, say) that collects "
                              "iteration 0's data and whose weights its fit starts from; its --hidden and --features must "
                              "be passed (default: RuleAgent collects, the fit starts fresh)")
-    parser.add_argument("--minutes", type=options.float_type, metavar="M",
+    parser.add_argument("--minutes", type=options.Number(float, 0, options.MAX_COUNT, above=True), metavar="M",
                         help="wall-time budget of the run, its earlier sessions included (as wizard baseline's --minutes): "
                              "once M minutes have passed no new chunk is collected and the run stops at the last finished "
                              "iteration (the first always finishes; --resume with more minutes continues); default: none")
@@ -117,15 +117,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", choices=BACKENDS,
                         help="where the data chunks are collected: local (--workers processes on this machine) or ray "
                              "(--workers Ray tasks at a time; the rllib extra); the same data either way (default local)")
-    parser.add_argument("--address", metavar="HOST:PORT",
+    parser.add_argument("--address", type=options.text_type, metavar="HOST:PORT",
                         help="--backend ray: join the Ray cluster at this address (or auto); default: start a local Ray instance")
 
 
 def run(args: argparse.Namespace) -> int:
     """``wizard train-values``."""
     # the fit, then the rated evaluations and the curve's plot
-    if args.minutes is not None:  # before anything is read or written
-        options.check_range("--minutes", args.minutes, 0, None, above=True)
     require_packages(("torch", "openskill", "matplotlib"), "wizard train-values")
     out = Path(args.out)
     before = resumed_config(out) if args.resume else None  # another command's run, or a damaged one, refused

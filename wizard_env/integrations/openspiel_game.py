@@ -8,9 +8,10 @@ Parameters (all optional): ``players`` (3..6, default 4), ``schedule`` (``"stand
 ``"amigo"``), ``rounds`` (play the first that many rounds of the schedule; 0, the default, plays them all),
 ``bidding`` (``"open"``, ``"hidden"``, ``"secret"``), ``bid_total_rule`` and ``foresight`` (booleans), as
 ``rules.Rules.make`` takes them. OpenSpiel parses a game string such as ``python_wizard(players=3)`` into
-the parameters the game sees, keeping the last of a parameter given twice; so this module also wraps
-``pyspiel.load_game`` and ``pyspiel.load_game_as_turn_based`` to refuse a ``python_wizard(...)`` that gives
-a parameter twice (every other call is passed on as it is).
+the parameters the game sees, keeping the last of a parameter given twice, and stops on an int too large for
+C++ naming no parameter; so this module also wraps ``pyspiel.load_game`` and ``pyspiel.load_game_as_turn_based``
+to refuse first, with a ValueError naming it, a ``python_wizard`` parameter given twice or of a value the game
+refuses (``check_load_args``; every other call is passed on as it is).
 
 Chance: the first chance node draws the first dealer (seats 0..n-1, uniform). Every round is then dealt
 card by card, as a shuffled deck deals: seat 0's cards, seat 1's, ..., then the turned-up card (none when
@@ -56,6 +57,7 @@ from wizard_env.engine.game import WizardGame
 from wizard_env.engine.observation import FIELDS, OBS_SIZE, SLICES, decode, observe
 from wizard_env.render.text import render_text
 from wizard_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_env.util.checks import parse_int, short_repr
 
 SHORT_NAME = "python_wizard"
 #: Game parameters and their defaults (the types OpenSpiel checks against).
@@ -214,7 +216,10 @@ class WizardOpenSpielState(pyspiel.State):
 
     def resample_from_infostate(self, player_id: int, probability_sampler) -> "WizardOpenSpielState":
         """A state whose history ``player_id`` cannot tell from this one's, the hidden cards and bids redrawn."""
-        rng = np.random.default_rng(int(probability_sampler() * 2**53))
+        draw = probability_sampler()
+        if isinstance(draw, (bool, np.bool_)) or not isinstance(draw, (float, int, np.floating, np.integer)) or not 0 <= draw < 1:
+            raise ValueError(f"resample_from_infostate: probability_sampler() must return a number in [0, 1), not {short_repr(draw)}")
+        rng = np.random.default_rng(int(draw * 2**53))
         history = list(self.history())
         if self._stage == _DEAL:
             self._redraw_deal(player_id, history, rng)
@@ -377,40 +382,57 @@ class WizardObserver:
         return f"player {player}\n" + _describe(observe(state.engine, player))
 
 
-def repeated_parameter(game_string: str) -> str | None:
-    """The first parameter that a ``python_wizard(...)`` in ``game_string`` gives twice; None if none does."""
+def game_string_parameters(game_string: str) -> list[list[tuple[str, str]]]:
+    """The parameters of each ``python_wizard(...)`` in ``game_string``: (key, value) as written, in order."""
+    games = []
     for match in re.finditer(rf"(?<![\w.]){SHORT_NAME}\(", game_string):
-        depth, seen, part = 0, set[str](), list[str]()
+        depth, pairs, part = 0, list[tuple[str, str]](), list[str]()
         for char in game_string[match.end():]:
             if depth == 0 and char in ",)":  # the end of one parameter (a nested game's commas are deeper)
-                key = "".join(part).partition("=")[0].strip()
-                if key in seen:
-                    return key
-                seen.add(key)
+                key, _, value = "".join(part).partition("=")
+                pairs += [(key.strip(), value.strip())] if key.strip() else []
                 part = []
                 if char == ")":
                     break
                 continue
             depth += (char == "(") - (char == ")")
             part.append(char)
-    return None
+        games.append(pairs)
+    return games
 
 
-def _refusing_repeats(load: Callable) -> Callable:
-    """``load`` (a pyspiel loader), refusing a game string whose ``python_wizard(...)`` gives a parameter twice."""
+def check_load_args(args: tuple) -> None:
+    """ValueError naming a ``python_wizard`` parameter that a loader's arguments give twice or of a value
+    ``rules_from_params`` refuses, before OpenSpiel reads it (its C++ stops on an int it cannot hold, naming nothing)."""
+    if len(args) > 1 and args[0] == SHORT_NAME and isinstance(args[1], dict):
+        rules_from_params(args[1])
+    for pairs in game_string_parameters(args[0]) if args and isinstance(args[0], str) else []:
+        keys = [key for key, _ in pairs]
+        twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+        if twice is not None:
+            raise ValueError(f"game string {args[0]!r} gives the {SHORT_NAME} parameter {twice!r} twice: give it once")
+        params: dict[str, object] = {}
+        for key, text in pairs:
+            default = DEFAULT_PARAMS.get(key)
+            try:  # an int as the engine reads it; booleans are OpenSpiel's to read
+                params.update({} if isinstance(default, bool) else {key: parse_int(text) if isinstance(default, int) else text})
+            except ValueError as err:
+                raise ValueError(f"game string {short_repr(args[0], 100)}: {key}: {err}") from None
+        rules_from_params(params)
+
+
+def _checking(load: Callable) -> Callable:
+    """``load`` (a pyspiel loader), calling ``check_load_args`` first."""
     @functools.wraps(load)
     def checked(*args, **kwargs):
-        if args and isinstance(args[0], str):
-            key = repeated_parameter(args[0])
-            if key is not None:
-                raise ValueError(f"game string {args[0]!r} gives the {SHORT_NAME} parameter {key!r} twice: give it once")
+        check_load_args(args)
         return load(*args, **kwargs)
 
-    checked.refuses_repeats = True  # type: ignore[attr-defined]
+    checked.checks_wizard_params = True  # type: ignore[attr-defined]
     return checked
 
 
 pyspiel.register_game(_GAME_TYPE, WizardOpenSpielGame)
 for _loader in ("load_game", "load_game_as_turn_based"):
-    if not getattr(getattr(pyspiel, _loader), "refuses_repeats", False):
-        setattr(pyspiel, _loader, _refusing_repeats(getattr(pyspiel, _loader)))
+    if not getattr(getattr(pyspiel, _loader), "checks_wizard_params", False):
+        setattr(pyspiel, _loader, _checking(getattr(pyspiel, _loader)))

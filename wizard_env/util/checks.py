@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -16,6 +18,38 @@ def check_seed(seed: object, name: str = "seed") -> int:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < SEED_LIMIT:
         raise ValueError(f"{name} must be an integer from 0 to 2**63 - 1, not {short_repr(seed)}")
     return int(seed)
+
+
+#: Digits an integer read from text may have (Python refuses to convert more than 4,300 anyway).
+MAX_DIGITS = 30
+
+
+def parse_int(text: str) -> int:
+    """An integer written in ASCII digits (``'²'`` and ``'٣'`` are not), up to ``MAX_DIGITS`` of them (leading zeros
+    aside) with an optional sign; ValueError saying what it expected otherwise."""
+    match = re.fullmatch(r"\s*([+-]?)([0-9]+)\s*", text) if isinstance(text, str) else None
+    if not match:
+        raise ValueError(f"expected an integer, not {shown_text(text)}")
+    digits = match[2].lstrip("0") or "0"
+    if len(digits) > MAX_DIGITS:
+        raise ValueError(f"expected an integer of at most {MAX_DIGITS} digits, not one of {len(digits):,} digits")
+    return int(match[1] + digits)
+
+
+def parse_float(text: str) -> float:
+    """A finite real number written as text; ValueError saying what it expected otherwise (NaN and infinity too)."""
+    try:
+        value = float(text) if isinstance(text, str) and len(text) <= 100 else math.nan
+    except ValueError:
+        raise ValueError(f"expected a number, not {shown_text(text)}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite number, not {shown_text(text)}")
+    return value
+
+
+def shown_text(text: object) -> str:
+    """A value read from outside as a message shows it: its repr, or its length when too long to print."""
+    return short_repr(text) if not isinstance(text, str) or len(text) <= 100 else f"a value of {len(text):,} characters"
 
 
 def short_repr(value: object, limit: int = 40) -> str:
