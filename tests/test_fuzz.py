@@ -1,0 +1,72 @@
+"""The fuzz targets' seed corpus (benchmarks/fuzz/corpus), fed through each target: every input keeps the contract
+(the target returns or raises its clear error), and the valid documents among them are read without an error, so
+a target does the work it claims. The long coverage-guided runs are ``python -m benchmarks.fuzz`` (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from benchmarks.fuzz.draw import Draw, mutate, toml
+from benchmarks.fuzz.targets import STRUCTURED, TARGETS, broken
+
+CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "fuzz" / "corpus"
+#: The seeds that are whole valid documents (the others are structured inputs or inputs once found to break a target).
+VALID = (".jsonl", ".npz", ".toml", ".txt", ".json")
+
+
+def seeds(target: str) -> list[Path]:
+    return sorted((CORPUS / target).iterdir())
+
+
+def needs(target: str) -> list:
+    return [pytest.mark.skipif(find_spec("starlette") is None, reason="the web extra is not installed")] if target == "web" else []
+
+
+CASES = [pytest.param(target, path, id=f"{target}/{path.name}", marks=needs(target)) for target in TARGETS for path in seeds(target)]
+
+
+def test_every_target_has_a_seed_corpus_with_a_valid_document_and_a_structured_input():
+    for target in TARGETS:
+        names = [p.name for p in seeds(target)]
+        assert any(n.endswith(VALID) for n in names) and any(n.endswith(".bin") for n in names), (target, names)
+
+
+@pytest.mark.parametrize("target, path", CASES)
+def test_each_seed_keeps_the_contract(target, path):
+    err = broken(target, path.read_bytes())
+    assert err is None, f"{type(err).__name__}: {err}"
+
+
+@pytest.mark.parametrize("target, path", [c for c in CASES if c.values[1].name.endswith(VALID) and c.values[1].name != "move.json"])
+def test_each_valid_seed_is_read_without_an_error(target, path):
+    TARGETS[target].run(path.read_bytes())  # raises on a document its parser refuses
+
+
+@pytest.mark.parametrize("target", [pytest.param(t, marks=needs(t)) for t in TARGETS])
+def test_structured_inputs_from_a_seeded_generator_keep_the_contract(target):
+    rng = random.Random(f"fuzz-{target}")
+    for _ in range(60):
+        data = bytes([STRUCTURED]) + rng.randbytes(rng.randrange(120))
+        err = broken(target, data)
+        assert err is None, f"{type(err).__name__}: {err} on {data!r}"
+
+
+def test_the_same_bytes_make_the_same_mutation_and_others_differ():
+    doc = {"a": [1, 2, {"b": "x"}], "c": True}
+    made = [json.dumps(mutate(json.loads(json.dumps(doc)), Draw(bytes(range(k, k + 40))))) for k in range(20)]
+    again = [json.dumps(mutate(json.loads(json.dumps(doc)), Draw(bytes(range(k, k + 40))))) for k in range(20)]
+    assert made == again and len(set(made)) > 10 and sum(m != json.dumps(doc) for m in made) > 15
+
+
+def test_the_toml_writer_reads_back_as_the_document():
+    doc = {"name": "x \"q\" \\ é", "n": -3, "f": 0.25, "flag": False, "step": [{"kind": "margins", "grid": [[1, 2], []]}],
+           "table": {"key with space": "v"}}
+    reader = importlib.import_module("tomllib" if find_spec("tomllib") else "tomli")  # tomli on Python 3.10
+    assert reader.loads(toml(doc)) == doc
