@@ -66,7 +66,7 @@ def parse_options(arg: str | None, name: str = "pimc", defaults: dict | None = N
     for part in arg.split(":") if arg else []:
         key, sep, value = part.partition("=")
         if key in ("samples", "bid_samples", "over", "top") and sep:
-            if not value.strip().isdigit() or int(value) < 1:
+            if not (value.strip().isascii() and value.strip().isdigit()) or int(value) < 1:  # "²" is a digit to isdigit
                 raise ValueError(f"agent spec '{name}:{arg}': {key} must be a positive integer, not {value!r}")
             options[{"over": "oversample"}.get(key, key)] = int(value)
         elif key == "rollout" and sep:
