@@ -23,6 +23,9 @@ PALETTE: tuple[Any, ...] = (
     "\ud800", "\U0001f0a1", "../x", "/dev/null", ".", "x" * 300, None, True, False, [], {}, [0], [[]], [None], {"": 0},
 )
 
+#: Keys a mutation adds to an object: the palette's values as text.
+KEYS = tuple(str(value) for value in PALETTE if not isinstance(value, (list, dict)))
+
 
 class Draw:
     """Choices read from bytes, in order; past the end every choice is 0."""
@@ -114,7 +117,7 @@ def mutate(doc: Any, draw: Draw, steps: int = 4) -> Any:
         elif op == 1 and isinstance(parent, list):  # one more of it, or the list cut after it
             parent.insert(key, json.loads(json.dumps(parent[key]))) if draw.byte() % 2 else parent.__delitem__(slice(key + 1, None))
         elif op == 1:  # a key it did not have
-            parent[draw.choice([*(str(v) for v in PALETTE[:60]), draw.text(12)])] = _value(doc, draw, None)
+            parent[draw.text(12) if draw.byte() % 8 == 0 else draw.choice(KEYS)] = _value(doc, draw, None)
         else:
             parent[key] = _value(doc, draw, parent[key])
     return doc
