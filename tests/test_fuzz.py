@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 import random
+import re
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -70,3 +71,23 @@ def test_the_toml_writer_reads_back_as_the_document():
            "table": {"key with space": "v"}}
     reader = importlib.import_module("tomllib" if find_spec("tomllib") else "tomli")  # tomli on Python 3.10
     assert reader.loads(toml(doc)) == doc
+
+
+def test_an_exception_is_counted_by_its_type_and_the_innermost_frame_of_the_project():
+    from benchmarks.fuzz.worker import kind
+    from wizard_env.engine.cards import parse_card
+
+    with pytest.raises(TypeError) as raised:
+        parse_card(None)
+    assert re.fullmatch(r"TypeError@cards\.py:\d+", kind(raised.value)), kind(raised.value)
+
+
+def test_the_runner_reads_inputs_coverage_and_an_early_stop_from_libfuzzers_output():
+    from benchmarks.fuzz.__main__ import parse_log
+
+    log = ("#2\tINITED cov: 40 ft: 41 corp: 1/1b exec/s: 0 rss: 40Mb\n#512\tpulse  cov: 312 ft: 900 corp: 20/2Kb exec/s: 256\n"
+           "#700\tNEW    cov: 315 ft: 912 corp: 21/2Kb lim: 8 exec/s: 250 rss: 210Mb L: 5/8 MS: 1 ChangeBit-\n"
+           "Done 1000 runs in 4 second(s)\nstat::number_of_executed_units: 1000\n")
+    assert parse_log(log) == {"inputs": 1000, "edges": 315, "features": 912, "stopped": []}
+    hung = "#64\tpulse  cov: 10 ft: 11 corp: 2/2b exec/s: 32\n==12== ERROR: libFuzzer: timeout after 31 seconds\n"
+    assert parse_log(hung) == {"inputs": 64, "edges": 10, "features": 11, "stopped": ["==12== ERROR: libFuzzer: timeout after 31 seconds"]}

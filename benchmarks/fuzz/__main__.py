@@ -45,22 +45,24 @@ def run_target(name: str, inputs: int, seconds: int, out: Path, timeout: int, rs
     log = out / "libfuzzer.log"
     with open(log, "w") as sink:
         code = subprocess.run(command, stdout=sink, stderr=subprocess.STDOUT, cwd=Path(__file__).parents[2]).returncode
-    text = log.read_text(errors="replace")
+    found_file = out / "found" / "found.json"
+    found = json.loads(found_file.read_text()) if found_file.is_file() else {}
+    for entry in found.values():
+        entry["input"] = str(out / "found" / entry["input"])
+    return {"target": name, **parse_log(log.read_text(errors="replace")), "seconds": round(time.monotonic() - start, 1),
+            "uncaught": {k: {key: v[key] for key in ("count", "message", "input")} for k, v in found.items()},
+            "exit": code, "log": str(log)}
+
+
+def parse_log(text: str) -> dict:
+    """From libFuzzer's output: the inputs run, the last edges and features it reported, and why it stopped early."""
     runs = re.findall(r"stat::number_of_executed_units: (\d+)", text)
     status = [m.groups() for m in map(STATUS.match, text.splitlines()) if m]
-    found = json.loads((out / "found" / "found.json").read_text()) if (out / "found" / "found.json").is_file() else {}
-    stopped = [line for line in text.splitlines() if re.search(r"ERROR: libFuzzer|==\d+== ERROR|Timeout|out-of-memory", line)]
     return {
-        "target": name,
         "inputs": int(runs[-1]) if runs else int(status[-1][0]) if status else 0,
-        "seconds": round(time.monotonic() - start, 1),
         "edges": int(status[-1][1]) if status else None,
         "features": int(status[-1][2]) if status else None,
-        "uncaught": {k: {"count": v["count"], "message": v["message"], "input": str(out / "found" / v["input"])}
-                     for k, v in found.items()},
-        "stopped": stopped[:3],
-        "exit": code,
-        "log": str(log),
+        "stopped": [line for line in text.splitlines() if re.search(r"ERROR: libFuzzer|Timeout|out-of-memory", line)][:3],
     }
 
 

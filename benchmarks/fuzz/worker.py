@@ -16,8 +16,6 @@ import traceback
 import types
 from pathlib import Path
 
-import atheris
-
 
 def kind(err: BaseException) -> str:
     """An exception's kind: its type and the innermost frame in the project's code (file:line)."""
@@ -28,6 +26,8 @@ def kind(err: BaseException) -> str:
 
 
 def main() -> None:
+    import atheris  # the fuzz extra; kind() is used without it
+
     name, out = sys.argv[1], Path(sys.argv[2])
     out.mkdir(parents=True, exist_ok=True)
     from benchmarks.fuzz import targets
@@ -48,8 +48,7 @@ def main() -> None:
             (out / entry["input"]).write_bytes(data)
             entry["traceback"] = "".join(traceback.format_exception(err))[-3000:]
             print(f"\nUNCAUGHT {key}: {entry['message']}", file=sys.stderr, flush=True)
-        if entry["count"] == 1 or entry["count"] % 1000 == 0:
-            (out / "found.json").write_text(json.dumps(found, indent=1))
+        (out / "found.json").write_text(json.dumps(found, indent=1))  # each time: the process ends without warning
 
     (out / "found.json").write_text("{}")
     atheris.Setup([sys.argv[0], *sys.argv[3:]], one)
@@ -59,6 +58,8 @@ def main() -> None:
 def _instrument(module_name: str) -> None:
     """Instrument every function and method of an imported module for coverage, in place (not the numba kernels of
     other modules, which compile from the plain bytecode)."""
+    import atheris
+
     module = importlib.import_module(module_name)
     for attr, value in vars(module).items():
         if isinstance(value, types.FunctionType) and value.__module__ == module_name:
