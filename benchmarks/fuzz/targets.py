@@ -112,7 +112,8 @@ def _archive(draw: Draw) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED if draw.byte() % 8 == 0 else zipfile.ZIP_STORED, compresslevel=1) as archive:
         for name, blob in members.items():
-            archive.writestr((name + ("" if draw.byte() % 16 == 0 else ".npy")) or "-", blob)  # zipfile needs a name
+            member = (name + ("" if draw.byte() % 16 == 0 else ".npy")).split("\0")[0]  # zipfile cuts a name at a NUL
+            archive.writestr(member or "-", blob)  # and cannot write an empty one
     return out.getvalue()
 
 
