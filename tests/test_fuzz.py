@@ -18,7 +18,8 @@ from benchmarks.fuzz.draw import Draw, mutate, toml
 from benchmarks.fuzz.targets import STRUCTURED, TARGETS, broken
 
 CORPUS = Path(__file__).resolve().parent.parent / "benchmarks" / "fuzz" / "corpus"
-#: The seeds that are whole valid documents (the others are structured inputs or inputs once found to break a target).
+#: The seeds that are whole valid documents, by their suffix; the others (``.bin``) are structured inputs or inputs
+#: that once broke a target.
 VALID = (".jsonl", ".npz", ".toml", ".txt", ".json")
 
 
