@@ -51,7 +51,8 @@ def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], abov
     ``ranges``."""
     for name, (low, high) in ranges.items():
         value = getattr(cfg, name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, float) and not math.isfinite(value):
+            # an int is finite, and math.isfinite cannot take one past a float's range (OverflowError)
             raise ValueError(f"{option(name)} must be a finite number, not {value!r}")
         options.check_range(option(name), value, low, high, above=name in above_zero)
 
