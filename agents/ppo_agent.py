@@ -109,7 +109,7 @@ def checkpoint_file(path: str | os.PathLike) -> Path:
     """``path``, or for a run folder its latest checkpoint (the first of ``RUN_CHECKPOINTS`` there); ValueError
     naming what was looked for in a folder that holds none."""
     path = Path(path)
-    if not path.is_dir():
+    if not os.path.isdir(path):  # False for a name too long or a folder that may not be searched: load_checkpoint names it
         return path
     for name in RUN_CHECKPOINTS:
         if (path / name).is_file():

@@ -33,6 +33,13 @@ def test_the_core_dependencies_leave_plotting_and_ratings_to_the_eval_extra():
     assert "wizard-env[eval]" in extras["train"]  # training evaluates, rates and plots as it goes
 
 
+def test_the_fuzzer_is_an_extra_and_no_core_or_dev_dependency():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert not any("atheris" in d for d in project["dependencies"] + extras["dev"])
+    assert any(d.startswith("atheris") for d in extras["fuzz"]) and "wizard-env[web]" in extras["fuzz"]  # the web target
+
+
 def test_import_and_help_load_neither_matplotlib_nor_openskill():
     assert loaded_by_import_and_help(["matplotlib", "openskill"]) == []
 

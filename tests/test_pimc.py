@@ -57,6 +57,12 @@ def test_bad_options_are_refused(spec):
         make_agent(spec, 0)
 
 
+@pytest.mark.parametrize("spec", ["pimc:samples=\u00b2", "pimc:over=\u0663", "search:top=\u2460"])
+def test_digits_that_are_not_ascii_name_the_option(spec):
+    with pytest.raises(ValueError, match="must be a positive integer"):  # not int()'s "invalid literal"
+        make_agent(spec, 0)
+
+
 def test_act_batch_alone_is_refused_clearly():
     batch = WizardBatch(Rules.make(4, 3), 1, seed=0)
     with pytest.raises(ValueError, match="act_games"):

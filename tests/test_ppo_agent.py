@@ -286,6 +286,15 @@ def test_bad_checkpoint_files_give_a_clear_error_and_never_run_code(tmp_path: Pa
     assert not (tmp_path / "ran").exists()
 
 
+@pytest.mark.parametrize("path", ["a" * 5000, "x/" * 3000 + "c.npz"])
+def test_a_path_the_system_cannot_look_up_is_named_not_raised_as_oserror(path):
+    # found by benchmarks/fuzz (spec): Path.is_dir raised OSError (file name too long) before the checks named the file
+    with pytest.raises(ValueError, match="checkpoint .*: file name too long"):
+        PPOAgent.load(path)
+    with pytest.raises(ValueError, match="file name too long"):
+        make_agent(f"net:{path}")
+
+
 def test_a_zip_with_a_damaged_member_is_reported(tmp_path: Path):
     path = tmp_path / "c.npz"
     with zipfile.ZipFile(path, "w") as z:

@@ -256,6 +256,7 @@ def test_a_resume_may_change_the_battery_workers_alone(tmp_path: Path):
 @pytest.mark.parametrize("old, new, where", [
     ("samples = 100", "samples = 0", "step 1 'data', key 'samples'"),
     ("samples = 100", 'samples = "many"', "step 1 'data', key 'samples'"),
+    ("samples = 100", "samples = 1" + "0" * 400, "step 1 'data', key 'samples'"),  # past a float: no OverflowError (fuzz)
     ("games = 4", "games = 4\ngamez = 4", "step 1 'data', key 'gamez'"),
     ("iterations = 1\n", "iterations = 1\nsamples = 5\n", "step 1 'data', key 'stage'"),
     ("rounds = 2\nmix", "rounds = 2\nplayers = 9\nmix", "step 1 'data', key 'players'"),

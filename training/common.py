@@ -53,7 +53,8 @@ def check_ranges(cfg, ranges: dict[str, tuple[float | None, float | None]], abov
     for name, (low, high) in ranges.items():
         value = getattr(cfg, name)
         for number in _numbers(value):
-            if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or isinstance(number, float) and not math.isfinite(number):
+                # an int is finite, and math.isfinite cannot take one past a float's range (OverflowError)
                 raise ValueError(f"{option(name)} must be a finite number, not {short_repr(number)}")
             options.check_range(option(name), number, low, high, above=name in above_zero)
 

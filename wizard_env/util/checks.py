@@ -114,9 +114,14 @@ def check_memory(option: str, count: int, bytes_each: float) -> None:
     have = available_memory()
     if have is None:  # no such query on this system: nothing to compare with
         return
-    need = count * bytes_each
+    try:
+        need = float(count * bytes_each)
+    except OverflowError:  # a count past a float's range (a recipe's TOML integers have no bound)
+        need = math.inf
     if need > have[0]:
-        raise ValueError(f"{option} {count:,} would need about {_gib(need)} of memory; this machine has {_gib(have[0])} "
+        amount, shown = ((f"about {_gib(need)} of memory", f"{count:,}") if math.isfinite(need)
+                         else ("more memory than any machine holds", short_repr(count)))
+        raise ValueError(f"{option} {shown} would need {amount}; this machine has {_gib(have[0])} "
                          f"available now (of {_gib(have[1])}), enough for at most about {int(have[0] // bytes_each):,}")
 
 
