@@ -158,7 +158,7 @@ def test_an_agent_added_plays_its_own_tables_alone(three, tmp_path, counted):
     (["random", "nosuch"], "AGENT 'nosuch': unknown agent 'nosuch'"),
     (["random", "random"], "AGENT 'random' is named twice"),
     (["rule"], "a league needs at least 2 agents, not 1"),
-    (["random", "rule", "--deals", "1"], "--deals must be at least 2"),
+    (["random", "rule", "--deals", "1"], "argument --deals: must be at least 2"),
     (["random", "net-bid", "--players", "3"], "AGENT 'net-bid' plays 4 players, not the 3 of this league"),
     (["--from", "missing.json", "rule"], "--from missing.json no such file"),
 ])

@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="deals of each checkpoint against three --pimc (default 0: not played; search is slow)")
     parser.add_argument("--pimc", type=options.text_type, metavar="SPEC",
                         help=f"the search agent of --pimc-games (default {iteration_curve.DEFAULT_PIMC})")
-    parser.add_argument("--expert-games", type=options.int_type, default=0, metavar="M",
+    parser.add_argument("--expert-games", type=options.Number(int, 0, options.MAX_COUNT), default=0, metavar="M",
                         help="deals of each checkpoint's expert (pimc with the run's search settings and the checkpoint "
                         "as rollout policy and bid model) against three of it (default 0: not played; search is slow)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR",

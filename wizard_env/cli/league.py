@@ -44,20 +44,20 @@ DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``wizard league`` (the variant options are already there)."""
-    parser.add_argument("agents", nargs="*", metavar="AGENT",
+    parser.add_argument("agents", nargs="*", type=options.text_type, metavar="AGENT",
                         help=f"agent specs, at least two in all (known: {NAMES_IN_SHORT}; 'name:arg' passes an argument)")
-    parser.add_argument("--deals", type=options.int_type, metavar="D",
+    parser.add_argument("--deals", type=options.Number(int, 2, options.MAX_COUNT), metavar="D",
                         help=f"deals per table, each played in every rotation (default {league.DEFAULT_DEALS})")
     parser.add_argument("--seed", type=options.seed_type, metavar="S",
                         help=f"seed of every deal and agent: the same command gives the same table (default {league.DEFAULT_SEED})")
     parser.add_argument("--from", dest="source", type=options.path_type, metavar="LEAGUE.json",
                         help="a league's JSON: its agents (before AGENTs), settings and tables played; "
                         "no --deals, --seed or variant options beside it")
-    parser.add_argument("--note", metavar="TEXT", help="a paragraph of Markdown under the title of league.md, kept in "
+    parser.add_argument("--note", type=options.text_type, metavar="TEXT", help="a paragraph of Markdown under the title of league.md, kept in "
                         "league.json (default: the note of the league in --out, if any)")
     parser.add_argument("--out", type=options.path_type, metavar="DIR",
                         help="folder for league.md, league.png and league.json; its tables are reused (default runs/league-SEED)")
-    parser.add_argument("--workers", type=options.int_type, default=1, metavar="N",
+    parser.add_argument("--workers", type=options.Number(int, 1, MAX_WORKERS), default=1, metavar="N",
                         help="processes playing tables at once, each a core (default 1); the league is the same for any "
                         "N, and with N above 1 each table prints progress lines instead of a bar")
     parser.add_argument("--quiet", action="store_true", help="no progress lines or bar")
@@ -85,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     config = config_from(args)
-    options.check_range("--workers", args.workers, 1, MAX_WORKERS)
     require_eval_extra("wizard league")
     out = args.out or f"runs/league-{config.seed}"
     kept, _ = read_json(Path(out) / league.JSON_NAME)  # the folder's note stays (its problems are named later)
