@@ -8,7 +8,10 @@ import json
 import math
 import os
 import threading
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli, the package tomllib came from (a dependency there)
+    import tomli as tomllib
 from pathlib import Path
 
 import pytest
