@@ -100,7 +100,7 @@ def test_the_wheel_ships_its_type_hints_and_leaves_plotting_and_ratings_to_the_e
         assert any(r.startswith(package) and 'extra == "eval"' in r for r in requires), requires
 
 
-def test_the_wheel_in_a_fresh_venv_plays_the_shipped_agents_and_says_how_to_get_the_lineage(wheel: Path, tmp_path: Path):
+def test_the_wheel_in_a_fresh_venv_plays_the_shipped_agents_and_a_users_installed_one_and_says_how_to_get_the_lineage(wheel: Path, tmp_path: Path):
     # A new user's install: a venv of its own (no site packages of this one), the wheel with its eval extra
     # and its dependencies from the package index, then the commands run outside any clone.
     venv = tmp_path / "venv"
@@ -126,6 +126,14 @@ def test_the_wheel_in_a_fresh_venv_plays_the_shipped_agents_and_says_how_to_get_
     assert lineage.stderr.splitlines() == ["wizard: error: --agents: agent 'net-v3': its network wizard-v3.npz is not "
                                            "installed with the package: clone the wizard_env repository and use the clone "
                                            "(its zoo/ folder holds it), or set WIZARD_ZOO to a folder holding wizard-v3.npz"]
+    # a package of the user's that registers an agent (examples/my_agent): its name plays in the wizard script
+    mine = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(ROOT / "examples" / "my_agent")],
+                          capture_output=True, text=True, timeout=900, env=env)
+    assert mine.returncode == 0, mine.stderr
+    played = subprocess.run([str(bin_dir / "wizard"), "eval", "--agents", "myagent,rule,rule,rule", "--games", "2"],
+                            cwd=work, capture_output=True, text=True, timeout=600, env=env)
+    assert played.returncode == 0, played.stderr
+    assert [line.split("|")[1:3] for line in played.stdout.splitlines() if line.startswith("| myagent ")] == [[" myagent ", " 1 "]]
     where = subprocess.run([str(bin_dir / "python"), "-c", "import wizard_env; print(wizard_env.__file__)"],
                            cwd=work, capture_output=True, text=True, timeout=300, env=env)
     assert Path(where.stdout.strip()).is_relative_to(venv)  # the wheel's copy, not the repository's
