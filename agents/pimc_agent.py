@@ -137,7 +137,7 @@ class PIMCAgent(Agent):
             raise ValueError(f"pimc: samples x oversample must be at most {MAX_ROLLOUTS}, "
                              f"not {max(samples, bid_samples) * oversample}")
         if infer is not None and model != "rule":  # the network draws nothing: any seed
-            inference = dataclasses.replace(inference, model=PPOAgent.load(network_file(model), seed=0))
+            inference = dataclasses.replace(inference, model=PPOAgent.load(network_file(model) or model, seed=0))
         #: The inference of the determinizations, or None for uniform ones.
         self.inference = inference if infer is not None else None
         self.samples = int(samples)

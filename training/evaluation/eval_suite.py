@@ -99,10 +99,9 @@ class SuiteConfig:
             parse_spec(self.agent)
         except ValueError as err:
             raise ValueError(f"AGENT: {err}") from None
-        low, high = RANGES["players"]
-        wrong = next((n for n in self.players if type(n) is int and not low <= n <= high), None)
+        wrong = next((n for n in self.players if type(n) is int and not MIN_PLAYERS <= n <= MAX_PLAYERS), None)
         if wrong is not None:
-            raise ValueError(f"--players-battery {wrong}: Wizard is played by {low} to {high} players")
+            raise ValueError(f"--players-battery {wrong}: Wizard is played by {MIN_PLAYERS} to {MAX_PLAYERS} players")
         check_ranges(self, RANGES, (), option)
         if self.reference_deals is not None:
             check_ranges(self, RANGES_IF_GIVEN, (), option)

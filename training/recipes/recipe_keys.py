@@ -43,7 +43,7 @@ class Key:
     above: bool = False
 
 
-def _kind_of(default: Any, annotation: str) -> str:
+def _kind_of(default: Any, annotation: object) -> str:
     """The kind of value of a dataclass field with this default and type annotation."""
     if isinstance(default, bool):
         return "bool"
@@ -60,7 +60,7 @@ def _dataclass_keys(cls, ranges: dict[str, Range], above: tuple[str, ...] = ()) 
     for f in dataclasses.fields(cls):
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             continue
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[operator]
         default = list(default) if isinstance(default, tuple) else default
         keys[f.name] = (Key("rounds", default, ROUNDS) if f.name == "rounds" else
                         Key(_kind_of(default, f.type), default, ranges.get(f.name), f.name in above))

@@ -183,7 +183,7 @@ def field_docs(cls) -> dict[str, str]:
 
 
 def add_number_options(parser: argparse.ArgumentParser, defaults, docs: dict[str, str], ints: tuple[str, ...],
-                       floats: tuple[str, ...], ranges: dict[str, tuple[float | None, float]], above: tuple[str, ...] = (),
+                       floats: tuple[str, ...], ranges: dict[str, tuple[float | None, float | None]], above: tuple[str, ...] = (),
                        unset: bool = False) -> None:
     """An option ``--a-b`` for each numeric field ``a_b`` of a config dataclass, with its doc line, its default and its range
     in ``ranges`` (the config module's ``RANGES``; ``above``: the fields whose least is excluded), refused outside it

@@ -133,11 +133,12 @@ def stop_signal(err: BaseException) -> BaseException | None:
     """The KeyboardInterrupt or Terminated that ``err`` is or wraps, else None: numba turns one raised while compiled
     code calls back into Python into a SystemError ("... returned a result with an exception set") caused by it."""
     seen: set[int] = set()
-    while err is not None and id(err) not in seen:
-        if isinstance(err, (KeyboardInterrupt, Terminated)):
-            return err
-        seen.add(id(err))
-        err = err.__cause__ or err.__context__
+    link: BaseException | None = err
+    while link is not None and id(link) not in seen:
+        if isinstance(link, (KeyboardInterrupt, Terminated)):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
     return None
 
 

@@ -90,8 +90,10 @@ def text_type(text: str) -> str:
     return text
 
 
-def bound(value: float) -> str:
+def bound(value: float | None) -> str:
     """A range's bound as a message prints it: an integer in full (``9223372036854775807``), a real number short."""
+    if value is None:
+        return "none"
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) < 2**53):
         return str(int(value))
     return f"{value:g}"
