@@ -272,7 +272,7 @@ def test_ctrl_c_stops_after_saving_and_resume_continues(algo, options, ready, pa
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "wizard_env", "baseline", algo, "--setting", SETTING, "--out", str(out),
-                             "--steps", "100000000", "--eval-deals", "2", *options],
+                             "--steps", "1000000", "--eval-deals", "2", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(text) for text in proc.stdout], daemon=True).start()
@@ -355,3 +355,13 @@ def test_progress_ends_at_100_percent_when_the_time_budget_ends_the_run(tmp_path
     done = module.train(module.Args(**{**BOOKKEEPING, **settings, "minutes": 0.0}), tmp_path / "run", log=lines.append)
     assert done["stopped_by"] == "minutes" and done["decisions"] < settings["steps"]
     assert any(line.startswith("dmc: 100% (") and line.endswith("ended by --minutes 0") for line in lines)
+
+
+def test_values_steps_past_the_iterations_a_run_may_play_name_steps_and_samples(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["baseline", "values", "--setting", SETTING, "--out", str(out), "--steps", "100000000",
+                 "--set", "samples=100"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("wizard: error: --steps 100,000,000 is 1,000,000 iterations of --set samples=100, more than 10,000: "
+                   "lower --steps or raise samples\n")
+    assert not out.exists()

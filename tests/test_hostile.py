@@ -221,7 +221,7 @@ CASES: dict[str, list[tuple[list[str], list[str]]]] = {
         (["--learn", "nothing"], ["argument --learn"]),
         (["--init-from", "{files}/hidden_ab.npz"], ["{files}/hidden_ab.npz", "config entry 'hidden'"]),
         (["--init-from", "{files}/missing.npz"], ["{files}/missing.npz"]),
-        (["--resume", "--out", "{files}/damaged_run"], ["{files}/damaged_run/config.json", "not a run config"]),
+        (["--resume", "--out", "{files}/damaged_run"], ["{files}/damaged_run/checkpoints/latest.npz", "not a wizard checkpoint"]),
         (["--resume", "--out", "{files}/odd_run"], ["{files}/odd_run/checkpoints/latest.npz", "not a wizard checkpoint"]),
     ],
     "train-values": [

@@ -72,9 +72,6 @@ def read_run(out: str | os.PathLike, network: Network | None = None, expected: s
     finished = False
     if os.path.lexists(out / "config.json") and not_a_file(out / "config.json") is not None:
         problems.append(f"{out / 'config.json'}: {not_a_file(out / 'config.json')}; move it away and restore the run's")
-    elif config is None and os.path.lexists(out / "config.json"):  # named first: it says what the run is
-        problem = read_json(out / "config.json")[1] or "is not a JSON object"
-        problems.append(f"{out / 'config.json'}: not a run config ({problem}); restore the run's config.json")
     kind = command or expected
     if started and kind is not None and kind not in (RECIPE, RLLIB):
         layout = {VALUES: _values, baseline("values"): _values, baseline("maskable-ppo"): _latest, TRAIN: _latest}

@@ -36,7 +36,7 @@ from wizard_env.util.options import MAX_COUNT
 
 from ..common import rule_opponents
 from ..values.train_values import run_training
-from ..values.values_config import DATA, TARGETS, ValuesConfig
+from ..values.values_config import DATA, MAX_ITERATIONS, TARGETS, ValuesConfig
 from .common import Ranges, RunArgs, check_args, check_same_run, run_header
 
 NAME = "values"
@@ -84,6 +84,10 @@ def train(args: Args, out: str | Path, resume: bool = False, quiet: bool = False
           log: Callable[[str], object] = print) -> dict:
     """Learn action values from scratch as ``args`` say into ``out`` (``--resume``: continue the run there); what the run did."""
     check_args(args, RANGES)
+    iterations = math.ceil(args.steps / args.samples)
+    if iterations > MAX_ITERATIONS:  # train-values' own check would name its --iterations, which this command has not
+        raise ValueError(f"--steps {args.steps:,} is {iterations:,} iterations of --set samples={args.samples:,}, more than "
+                         f"{MAX_ITERATIONS:,}: lower --steps or raise samples")
     for name, (option, why) in UNUSED.items():
         if getattr(args, name) != getattr(RunArgs, name):
             raise ValueError(f"{option} does not apply to values: {why}")

@@ -6,6 +6,9 @@ move the page saw), then the agents play until the person is to act again or the
 page is sent is ``seat_view``: only what that seat may know (the other hands stay hidden, and bids as the
 bidding variant shows them). A finished game is written to the replay folder as a ``wizard-replay/1`` file.
 No web framework is imported here.
+
+Past 400 lines: a table's whole life under its lock (created, moved, agents' turns, written), which the schema's
+checks and the user agents' errors lengthened; the replay writing is next to leave if it grows.
 """
 
 from __future__ import annotations
