@@ -4,6 +4,7 @@ handed hidden state; and the docs' ceiling table is the one its JSON makes."""
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -103,7 +104,8 @@ def test_only_the_evaluator_hands_it_the_true_deal_and_no_normal_agent_gets_it()
     (["serve", "--opponents", "rule,oracle"], "--opponents: offered agent 'oracle': "),
     (["play", "--opponents", "oracle:rollout=rule", "--rounds", "2"], "--opponents 'oracle:rollout=rule': "),
     (["simulate", "--agents", "oracle", "--games", "1"], "--agents 'oracle': "),
-    (["train-values", "--pool", "oracle", "--pool-tables", "0.5", "--out", "unused"], "--pool oracle: "),
+    pytest.param(["train-values", "--pool", "oracle", "--pool-tables", "0.5", "--out", "unused"], "--pool oracle: ",
+                 marks=pytest.mark.skipif(find_spec("torch") is None, reason="wizard train-values asks for torch (the train extra) first")),
 ])
 def test_commands_other_than_eval_refuse_it_in_one_line(argv, where, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -114,6 +116,7 @@ def test_commands_other_than_eval_refuse_it_in_one_line(argv, where, capsys, tmp
 
 
 def test_learner_envs_refuse_it_by_spec_and_as_an_agent():
+    pytest.importorskip("stable_baselines3", reason="WizardVecEnv needs stable-baselines3 (the train extra)")
     from wizard_env.envs.single_agent import WizardSingleAgentEnv
     from wizard_env.envs.vec_env import WizardVecEnv
 

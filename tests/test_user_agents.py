@@ -294,6 +294,7 @@ def test_a_web_table_whose_offered_agent_raises_answers_one_line_naming_it(agent
 
 
 def test_the_learner_envs_take_a_py_agent_as_opponent(agents_module):
+    pytest.importorskip("stable_baselines3", reason="WizardVecEnv needs stable-baselines3 (the train extra)")
     from wizard_env.envs.single_agent import WizardSingleAgentEnv
     from wizard_env.envs.vec_env import WizardVecEnv
 
