@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -193,10 +194,20 @@ def test_ratings_rate_only_the_players_of_each_game():
         ratings(np.array([[1.0, nan, nan], [1.0, 2.0, 3.0]]))
 
 
+def same_up_to_the_last_digit(page: str, made: str, hint: str) -> None:
+    """The page is ``made``, each number within one unit of its last printed digit: the figures recomputed from the
+    per-deal scores may round the other way under another numpy (which sums in another order)."""
+    number = re.compile(r"\d[\d,]*(?:\.\d+)?")
+    assert number.sub("#", page) == number.sub("#", made), hint
+    for shown, again in zip(number.findall(page), number.findall(made)):
+        unit = 10.0 ** -len(shown.partition(".")[2])
+        assert abs(float(shown.replace(",", "")) - float(again.replace(",", ""))) <= unit * 1.001, (hint, shown, again)
+
+
 def test_the_docs_league_is_what_its_json_makes():
     data = json.loads((DOCS / "league.json").read_text())
     page = (DOCS / "league.md").read_text()
-    assert page == league_report.format_markdown(data), "run: wizard league --from docs/league.json --out docs"
+    same_up_to_the_last_digit(page, league_report.format_markdown(data), "run: wizard league --from docs/league.json --out docs")
     assert data["finished"] and {"random", "rule", "pimc", "search", "net", "net-bid"} <= set(data["agents"])
     assert len(data["tables"]) >= len(data["agents"]) * (len(data["agents"]) - 1)
     for pair in data["pairs"]:  # every margin is the mean of the per-deal scores the JSON keeps

@@ -127,7 +127,9 @@ def test_the_wheel_in_a_fresh_venv_plays_the_shipped_agents_and_a_users_installe
                                            "installed with the package: clone the wizard_env repository and use the clone "
                                            "(its zoo/ folder holds it), or set WIZARD_ZOO to a folder holding wizard-v3.npz"]
     # a package of the user's that registers an agent (examples/my_agent): its name plays in the wizard script
-    mine = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(ROOT / "examples" / "my_agent")],
+    source = tmp_path / "my_agent"  # a copy: building in the source tree would leave build/ and egg-info there
+    shutil.copytree(ROOT / "examples" / "my_agent", source)
+    mine = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(source)],
                           capture_output=True, text=True, timeout=900, env=env)
     assert mine.returncode == 0, mine.stderr
     played = subprocess.run([str(bin_dir / "wizard"), "eval", "--agents", "myagent,rule,rule,rule", "--games", "2"],
