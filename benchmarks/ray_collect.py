@@ -5,9 +5,14 @@ Usage (in the venv with the rllib extra, .venv-rllib)::
 
     python benchmarks/ray_collect.py                          # 1 and 2 workers, a local Ray instance
     python benchmarks/ray_collect.py --workers 1 2 4 8 --address auto    # on a running Ray cluster
+    python benchmarks/ray_collect.py --recipe training/recipes/zero-4p5r.toml --samples 4000   # a recipe's collection
 
-Each measurement is ``ValuesTrainer.collect`` of iteration 0 (RuleAgent at every seat and in the rollouts) into a
-fresh folder: ``--samples`` decisions in chunks of ``--games`` games, timed from the start of the pool (local: its
+Each measurement is ``ValuesTrainer.collect`` of iteration 0 into a fresh folder. By default RuleAgent plays every
+seat and the rollouts; with ``--recipe`` it is the collection of the recipe's first train-values step (its players,
+rounds, targets and search; for a zero recipe the random network of ``init.npz``, drawn from its seed), with
+``--samples``, ``--workers`` and the backend of the measurement in place of its own.
+
+Every measurement collects ``--samples`` decisions in chunks of ``--games`` games, timed from the start of the pool (local: its
 processes start; Ray: the instance is already up, its start-up is printed apart) to the last chunk written. Every
 (workers, backend) pair is measured once unmeasured (Ray starts its worker processes then), then ``--repeats`` times,
 the pairs taking turns so that a change in the machine's load falls on all of them. Printed: the median decisions/s
@@ -19,6 +24,7 @@ the script fails if any differ.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import statistics
@@ -30,9 +36,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from wizard_env.engine.rules import Rules  # noqa: E402
+from wizard_env.training.recipes import recipe as recipes  # noqa: E402
 from wizard_env.training.values import rollout_values as rv  # noqa: E402
 from wizard_env.training.rllib.rllib_cluster import init_ray  # noqa: E402
 from wizard_env.training.values.train_values import ValuesConfig, ValuesTrainer  # noqa: E402
+from wizard_env.training.values.values_config import checkpoint_config  # noqa: E402
+from wizard_env.training.values.zero import write_initial  # noqa: E402
 from wizard_env.util.stopwatch import Stopwatch  # noqa: E402
 
 BACKENDS = ("local", "ray")
@@ -41,6 +50,8 @@ BACKENDS = ("local", "ray")
 def collect(cfg: ValuesConfig, rules: Rules, folder: Path) -> tuple[float, list[rv.ValueSamples]]:
     """Decisions/s of iteration 0's collection with ``cfg`` into ``folder``, and the chunks it used."""
     trainer = ValuesTrainer(cfg, rules, folder, quiet=True)
+    if cfg.zero:  # the random network that collects iteration 0, as the run writes it first (not timed)
+        write_initial(Path(trainer.start), checkpoint_config(cfg, rules, -1, 0), cfg.seed)
     with Stopwatch() as watch:
         paths, decisions = trainer.collect(0)
     return decisions / watch.seconds, [rv.read_chunk(p) for p in paths]
@@ -64,12 +75,24 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="measured turns of each (workers, backend) pair")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--address", default="", help="a Ray cluster to join (default: a local instance)")
+    parser.add_argument("--recipe", type=Path, help="collect as this recipe's first train-values step does "
+                        "(its settings but --samples, --workers and the backend); --players, --games, --share and --seed are then its own")
     args = parser.parse_args()
-    rules = Rules.make(args.players)
+    step = None
+    if args.recipe:
+        step = next((s for s in recipes.load(args.recipe).steps if s.kind == "train-values"), None)
+        if step is None:
+            parser.error(f"{args.recipe} has no train-values step")
+        rules, base = step.rules(), step.values_stages()[0]
+        args.players, args.games, args.share, args.seed = step.keys["players"], base.games, base.share, base.seed
+    else:
+        rules = Rules.make(args.players)
+        base = ValuesConfig(mix=[args.players], games=args.games, share=args.share, seed=args.seed)
     with Stopwatch() as start:
         init_ray(args.address, max(args.workers), 256 * 2**20)
     print(f"{platform.node()}: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; {args.players} players, "
-          f"{args.games} games a chunk, {args.samples:,} decisions a measurement, share {args.share}; "
+          f"{args.games} games a chunk, {args.samples:,} decisions a measurement, share {args.share}"
+          f"{f', recipe {args.recipe} step {step.name!r}' if step else ''}; "
           f"Ray started in {start.seconds:.1f} s (not measured)", flush=True)
     pairs = [(workers, backend) for workers in args.workers for backend in BACKENDS]
     rates: dict[tuple[int, str], list[float]] = {pair: [] for pair in pairs}
@@ -78,8 +101,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ray-collect-") as tmp:
         for turn in range(args.repeats + 1):
             for workers, backend in pairs:
-                cfg = ValuesConfig(mix=[args.players], samples=args.samples, games=args.games, share=args.share,
-                                   workers=workers, seed=args.seed, backend=backend, address=args.address if backend == "ray" else "")
+                cfg = dataclasses.replace(base, samples=args.samples, workers=workers, backend=backend,
+                                          address=args.address if backend == "ray" else "")
                 rate, chunks = collect(cfg, rules, Path(tmp) / f"{turn}-{workers}-{backend}")
                 reference = chunks if reference is None else reference
                 if not same(reference, chunks):
