@@ -224,3 +224,24 @@ def loaded_by_import_and_help(packages: Sequence[str]) -> list[str]:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return [m for m in done.stdout.strip().split(",") if m]
+
+
+def with_options(args: Sequence[str], *changes: str) -> list[str]:
+    """``args`` with the options of ``changes`` (option, value pairs) given instead of its own, each once (a
+    repeated option is refused): an option of ``args`` and the value after it are left out."""
+    given = set(changes[::2])
+    kept = [arg for i, arg in enumerate(args) if arg not in given and (i == 0 or args[i - 1] not in given)]
+    return [*kept, *changes]
+
+
+def wizard_output(args: list[str]) -> tuple[int, str, str]:
+    """``wizard ARGS`` in this process: its exit status, stdout and stderr."""
+    import contextlib
+    import io
+
+    from wizard_env.cli.main import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(args)
+    return code, stdout.getvalue(), stderr.getvalue()

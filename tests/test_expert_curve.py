@@ -3,9 +3,7 @@ made its targets played as ``pimc`` with a checkpoint file as rollout policy and
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import json
 import re
 
@@ -18,7 +16,7 @@ from wizard_env.agents.pimc_agent import PIMCAgent  # noqa: E402
 from wizard_env.agents.ppo_agent import PPOAgent  # noqa: E402
 from wizard_env.agents.registry import make_agent  # noqa: E402
 from wizard_env.agents.rollouts import search_values  # noqa: E402
-from wizard_env.cli.main import main  # noqa: E402
+from helpers import wizard_output  # noqa: E402
 from wizard_env.engine.batch import WizardBatch  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
 from wizard_env.training.evaluation import iteration_curve  # noqa: E402
@@ -33,13 +31,6 @@ ZERO = ValuesConfig(mix=[4], samples=40, games=4, workers=1, epochs=1, eval_deal
                     advice=False, zero=True, targets="search", search_samples=2, search_infer=True)
 ROLLOUT = ValuesConfig(mix=[4], samples=40, games=4, workers=1, epochs=1, eval_deals=2, hidden=[16], margin=2.0)
 DEALS, EXPERT_DEALS, SEED = 2, 2, 3
-
-
-def _main(args: list[str]) -> tuple[int, str, str]:
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = main(args)
-    return code, stdout.getvalue(), stderr.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +64,7 @@ def test_the_expert_is_pimc_with_the_runs_search_settings_and_the_checkpoint_as_
 
 def test_the_expert_measure_is_what_evaluate_gives_and_shows_in_every_file(run, tmp_path):
     out = tmp_path / "climb"
-    code, stdout, stderr = _main(["eval-iterations", str(run / "zero"), "--rounds", "3", "--games", str(DEALS),
+    code, stdout, stderr = wizard_output(["eval-iterations", str(run / "zero"), "--rounds", "3", "--games", str(DEALS),
                                   "--seed", str(SEED), "--expert-games", str(EXPERT_DEALS), "--out", str(out), "--quiet"])
     assert code == 0, stderr
     data = json.loads((out / iteration_curve.JSON_NAME).read_text())
@@ -97,7 +88,7 @@ def test_the_expert_measure_is_what_evaluate_gives_and_shows_in_every_file(run, 
 ])
 def test_a_bad_expert_option_is_one_line_naming_it(run, tmp_path, args, message):
     out = tmp_path / "out"
-    code, stdout, stderr = _main(["eval-iterations", *args(run), "--rounds", "3", "--out", str(out)])
+    code, stdout, stderr = wizard_output(["eval-iterations", *args(run), "--rounds", "3", "--out", str(out)])
     assert code == 2 and stdout == "" and stderr.count("\n") == 1 and re.search(message, stderr), stderr
     assert not out.exists()
 
@@ -108,5 +99,5 @@ def test_a_bad_expert_option_is_one_line_naming_it(run, tmp_path, args, message)
     ("pimc:rollout=gone.npz", r"gone.npz: no such file"),
 ])
 def test_a_bad_rollout_or_bid_model_is_one_line_naming_it(spec, message):
-    code, stdout, stderr = _main(["eval", "--agents", f"{spec},rule,rule,rule", "--rounds", "3", "--games", "2"])
+    code, stdout, stderr = wizard_output(["eval", "--agents", f"{spec},rule,rule,rule", "--rounds", "3", "--games", "2"])
     assert code == 2 and stdout == "" and stderr.count("\n") == 1 and re.search(message, stderr), stderr

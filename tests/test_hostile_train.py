@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers import with_options
 from wizard_env.agents.ppo_agent import load_checkpoint
 from wizard_env.cli.main import main
 from wizard_env.engine.rules import Rules
@@ -31,9 +32,7 @@ TINY = ["--players", "4", "--rounds", "3", "--mix", "4", "--num-envs", "8", "--n
 
 def tiny(*changes: str) -> list[str]:
     """TINY with the options of ``changes`` (option, value pairs) given instead of its own: an option goes once."""
-    given = dict(zip(changes[::2], changes[1::2]))
-    kept = [part for pair in zip(TINY[::2], TINY[1::2]) if pair[0] not in given for part in pair]
-    return [*kept, *changes]
+    return with_options(TINY, *changes)
 
 
 def curve(out: Path) -> list[dict]:

@@ -4,10 +4,8 @@ evaluation gives; its files, its verdicts and its one-line errors."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
-import io
 import json
 import re
 from pathlib import Path
@@ -19,7 +17,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("matplotlib")
 
-from wizard_env.cli.main import main  # noqa: E402
+from helpers import wizard_output  # noqa: E402
 from wizard_env.engine.rules import Rules  # noqa: E402
 from wizard_env.engine.simulate import mean_ci  # noqa: E402
 from wizard_env.training.evaluation import iteration_curve  # noqa: E402
@@ -49,18 +47,11 @@ def runs(tmp_path_factory):
     return root / "first", root / "second"
 
 
-def _main(args: list[str]) -> tuple[int, str, str]:
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        code = main(args)
-    return code, stdout.getvalue(), stderr.getvalue()
-
-
 @pytest.fixture(scope="module")
 def curve(runs, tmp_path_factory):
     """The curve of the second run through the command line: its folder, stdout, stderr and JSON."""
     out = tmp_path_factory.mktemp("curve") / "climb"
-    code, stdout, stderr = _main(["eval-iterations", str(runs[1]), *OPTIONS, "--out", str(out)])
+    code, stdout, stderr = wizard_output(["eval-iterations", str(runs[1]), *OPTIONS, "--out", str(out)])
     assert code == 0, stderr
     return out, stdout, stderr, json.loads((out / iteration_curve.JSON_NAME).read_text())
 
@@ -146,7 +137,7 @@ def test_the_verdict_follows_the_documented_rule(previous, change, expected):
 def test_listed_checkpoints_keep_their_order_and_quiet_prints_no_progress(runs, tmp_path):
     second = runs[1] / "checkpoints"
     listed = f"{second / 'iter-1.npz'},{second / 'iter-0.npz'}"
-    code, stdout, stderr = _main(["eval-iterations", "--checkpoints", listed, "--rounds", "3", "--games", "2", "--quiet",
+    code, stdout, stderr = wizard_output(["eval-iterations", "--checkpoints", listed, "--rounds", "3", "--games", "2", "--quiet",
                                   "--out", str(tmp_path / "out")])
     assert code == 0 and stderr == ""
     data = json.loads((tmp_path / "out" / iteration_curve.JSON_NAME).read_text())
@@ -209,7 +200,7 @@ def _empty(runs, tmp_path) -> str:
 ])
 def test_a_bad_run_or_option_is_one_line_naming_it_before_any_work(runs, tmp_path, make_args, message):
     out = tmp_path / "out"
-    code, stdout, stderr = _main(["eval-iterations", *make_args(runs, tmp_path), "--rounds", "3", "--out", str(out)])
+    code, stdout, stderr = wizard_output(["eval-iterations", *make_args(runs, tmp_path), "--rounds", "3", "--out", str(out)])
     assert code == 2 and stdout == "" and stderr.count("\n") == 1 and stderr.startswith("wizard: error: ")
     assert re.search(message, stderr), stderr
     assert not out.exists()
@@ -219,5 +210,5 @@ def test_a_folder_another_run_writes_is_refused(runs, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / ".lock").write_text("1")  # pid 1 is alive
-    code, _, stderr = _main(["eval-iterations", str(runs[1]), "--rounds", "3", "--games", "2", "--out", str(out)])
+    code, _, stderr = wizard_output(["eval-iterations", str(runs[1]), "--rounds", "3", "--games", "2", "--out", str(out)])
     assert code == 2 and "in use by another wizard eval-iterations" in stderr and sorted(out.iterdir()) == [out / ".lock"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers import with_options
 from wizard_env.agents.ppo_agent import PPOAgent, load_checkpoint, save_checkpoint
 from wizard_env.training.ppo.warm_start import collect
 from wizard_env.agents.rule_agent import RuleAgent
@@ -127,11 +128,9 @@ def test_init_from_starts_a_new_run_from_another_runs_weights(tmp_path: Path, ca
     start, start_weights = load_checkpoint(first / "checkpoints" / "latest.npz")
     assert start["num_timesteps"] == 128
     second = tmp_path / "second"
-    rare = ("--checkpoint-every", "--snapshot-every", "--eval-every")  # given below: an option is given once
-    tiny = [arg for i, arg in enumerate(TINY) if arg not in rare and (i == 0 or TINY[i - 1] not in rare)]
-    assert main(["train", *tiny, "--mix", "4", "--timesteps", "64", "--out", str(second),
-                 "--init-from", str(first / "checkpoints" / "latest.npz"), "--checkpoint-every", "100000",
-                 "--snapshot-every", "100000", "--eval-every", "100000", "--learning-rate", "1e-12"]) == 0
+    assert main(["train", *with_options(TINY, "--checkpoint-every", "100000", "--snapshot-every", "100000", "--eval-every",
+                                        "100000"), "--mix", "4", "--timesteps", "64", "--out", str(second),
+                 "--init-from", str(first / "checkpoints" / "latest.npz"), "--learning-rate", "1e-12"]) == 0
     config, weights = load_checkpoint(second / "checkpoints" / "latest.npz")
     assert config["num_timesteps"] == 64  # its own count, from zero
     # a vanishing learning rate keeps the weights where the other run left them (no warm start in between)
